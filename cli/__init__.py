@@ -1,0 +1,1 @@
+"""The `claimhop` command line."""

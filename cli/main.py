@@ -1,0 +1,114 @@
+"""`claimhop check "CLAIM"` and `claimhop index`: bad input exits 2 with one line on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from retrieval import offline  # noqa: F401  (offline flags before any Hugging Face import)
+
+
+class UsageError(ValueError):
+    pass
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    if args.model:
+        settings["model"] = args.model
+    if args.corpus:
+        settings["corpus_path"] = args.corpus
+    for item in args.set or []:
+        if "=" not in item:
+            raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+        name, raw = item.split("=", 1)
+        try:
+            settings[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            settings[name.strip()] = raw
+    return settings
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from graph import graph
+    from lm.provider import local_engine_stats
+    from nodes.intake import validate_claim
+    from retrieval.corpus import load_corpus
+    from retrieval.service import get_retriever
+    from state.context import Context
+    from cli.render import render_event
+
+    claim = validate_claim(args.claim)
+    ctx = Context(**_settings(args))
+    if ctx.corpus_path:
+        load_corpus(ctx.corpus_path)  # fail fast, before the model loads, on a bad corpus file
+    get_retriever(ctx.corpus_path or None, rebuild=args.rebuild)
+    started = time.perf_counter()
+    final: dict[str, Any] = {}
+    progress = sys.stderr if args.json else sys.stdout
+    for mode, chunk in graph.stream({"claim": claim}, context=ctx, stream_mode=["custom", "values"]):
+        if mode == "custom":
+            if not args.quiet:
+                render_event(chunk, progress)
+        else:
+            final = chunk
+    seconds = round(time.perf_counter() - started, 2)
+    if args.json:
+        result = {k: v for k, v in final.items() if k not in {"messages", "candidates"}}
+        result["seconds"] = seconds
+        result["local_model"] = local_engine_stats()
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print("\n" + final.get("answer", ""))
+        print(f"\n({seconds} s, {final.get('lm_calls', 0)} LM steps)")
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from retrieval.corpus import BUNDLED_CORPUS, load_corpus
+    from retrieval.index_store import open_indexes
+
+    corpus = load_corpus(args.corpus or BUNDLED_CORPUS)
+    started = time.perf_counter()
+    indexes = open_indexes(corpus, rebuild=args.rebuild)
+    print(json.dumps({**indexes.manifest, "folder": str(indexes.folder),
+                      "seconds": round(time.perf_counter() - started, 2)}, indent=2))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="claimhop", description="Multi-hop evidence retrieval and claim verification.")
+    sub = top.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="check one claim and print every step, then the cited answer")
+    check.add_argument("claim", help="the factual claim to check")
+    check.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
+    check.add_argument("--quiet", action="store_true", help="do not print the steps")
+    check.add_argument("--model", help="'local' (default) or a dspy.LM model name; env CLAIMHOP_MODEL")
+    check.add_argument("--corpus", help="JSONL corpus of {title, text}; default: the bundled HoVer corpus")
+    check.add_argument("--rebuild", action="store_true", help="rebuild the corpus's indexes first")
+    check.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting, e.g. max_iterations=1")
+    check.set_defaults(func=cmd_check)
+    index = sub.add_parser("index", help="build (or reuse) the FAISS and BM25 indexes of a corpus")
+    index.add_argument("--corpus", help="JSONL corpus of {title, text}; default: the bundled HoVer corpus")
+    index.add_argument("--rebuild", action="store_true", help="rebuild even if a matching index exists")
+    index.set_defaults(func=cmd_index)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"claimhop: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("claimhop: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

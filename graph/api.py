@@ -1,0 +1,20 @@
+"""The one-call Python entry: check a claim, get the typed result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.builder import graph
+from nodes.intake import validate_claim
+from state.context import Context
+from state.schema import OutputState
+
+
+def check_claim(claim: str, **settings: Any) -> OutputState:
+    """Run the whole graph on `claim`; keyword arguments are Context settings (e.g. max_iterations=1).
+
+    Raises ValueError for an empty, non-string or over-long claim, or an unknown or out-of-range setting.
+    """
+    claim = validate_claim(claim)
+    ctx = Context(**settings) if settings else Context()
+    return graph.invoke({"claim": claim}, context=ctx)

@@ -1,0 +1,27 @@
+"""Conditional edges: when the gap loop runs, and when it stops."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.runtime import Runtime
+
+from state.context import Context
+from state.schema import State
+
+
+def route_after_bridge(state: State, runtime: Runtime[Context]) -> Literal["gap_loop", "select_documents"]:
+    """Enter the gap loop unless it is turned off (max_iterations = 0)."""
+    ctx = Context.from_any(runtime.context)
+    return "gap_loop" if ctx.max_iterations > 0 else "select_documents"
+
+
+def route_after_gap_loop(state: State, runtime: Runtime[Context]) -> Literal["gap_loop", "select_documents"]:
+    """Loop again only while rounds remain, the analysis says something is missing, and the last round found
+    at least one new document; otherwise go on to selection."""
+    ctx = Context.from_any(runtime.context)
+    if state.get("iteration", 0) >= ctx.max_iterations:
+        return "select_documents"
+    if state.get("gap_complete") or state.get("new_last_round", 0) == 0:
+        return "select_documents"
+    return "gap_loop"

@@ -1,0 +1,127 @@
+"""The default LM: a GGUF model run in-process by llama.cpp (xllamacpp), exposed to DSPy as a custom engine.
+
+One server per process, one generation at a time (on 2 cores concurrent decoding only slows every call),
+shared by every node and every concurrent graph run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from dspy.lm15 import Response, response_from_openai_chat, response_to_events
+
+
+class LocalModelError(RuntimeError):
+    """The local model failed to answer; the message says how."""
+
+
+def _text_of(parts: Any) -> str:
+    if parts is None:
+        return ""
+    if isinstance(parts, str):
+        return parts
+    return "".join(getattr(part, "text", "") or "" for part in parts)
+
+
+class LlamaCppEngine:
+    """Implements DSPy's engine contract (complete(Request) -> Response) over xllamacpp.Server."""
+
+    supports_response_schema = True
+    supported_params = frozenset({"temperature", "max_tokens", "top_p", "stop", "seed", "response_format"})
+
+    def __init__(self, model_path: Path, n_ctx: int = 4096, threads: int = 2):
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.verbosity = -1
+        self.model_path = Path(model_path)
+        self.n_ctx = n_ctx
+        self._server = xllamacpp.Server(params)
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def chat(self, body: dict) -> dict:
+        """One OpenAI-style chat completion, serialised with every other call in the process."""
+        body = {"temperature": 0.0, "cache_prompt": False, **body}
+        with self._lock:
+            result = self._server.handle_chat_completions(body)
+            self.calls += 1
+            usage = (result or {}).get("usage") or {}
+            self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+            self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        if not isinstance(result, dict) or "choices" not in result:
+            message = result.get("error", result) if isinstance(result, dict) else result
+            raise LocalModelError(f"local model returned no completion: {message}")
+        return result
+
+    def _body(self, request) -> dict:
+        messages = []
+        if request.system is not None:
+            messages.append({"role": "system", "content": _text_of(request.system)})
+        for message in request.messages:
+            messages.append({"role": message.role, "content": message.text or ""})
+        config = request.config
+        body: dict[str, Any] = {"messages": messages}
+        if config.temperature is not None:
+            body["temperature"] = config.temperature
+        if config.max_tokens is not None:
+            body["max_tokens"] = config.max_tokens
+        if config.top_p is not None:
+            body["top_p"] = config.top_p
+        if config.stop:
+            body["stop"] = list(config.stop)
+        if config.seed is not None:
+            body["seed"] = config.seed
+        if config.response_format:
+            body["response_format"] = _openai_response_format(config.response_format)
+        return body
+
+    def complete(self, request) -> Response:
+        result = self.chat(self._body(request))
+        return response_from_openai_chat(result, model=request.model)
+
+    def stream(self, request):
+        return response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        pass
+
+
+def _openai_response_format(fmt: dict) -> dict:
+    """lm15 carries response_format in OpenAI's shape or as a bare schema; llama.cpp wants OpenAI's."""
+    if fmt.get("type") == "json_schema" and "schema" in fmt:
+        return {"type": "json_schema", "json_schema": {"name": fmt.get("name", "output"), "schema": fmt["schema"]}}
+    if fmt.get("type") in {"json_schema", "json_object", "text"}:
+        return dict(fmt)
+    if "schema" in fmt:
+        return {"type": "json_schema", "json_schema": {"name": fmt.get("name", "output"), "schema": fmt["schema"]}}
+    return {"type": "json_schema", "json_schema": {"name": "output", "schema": fmt}}
+
+
+class AsyncLlamaCppEngine:
+    """Async face of the same engine: runs the blocking call in a worker thread."""
+
+    def __init__(self, sync: LlamaCppEngine):
+        self.sync = sync
+        self.supports_response_schema = sync.supports_response_schema
+        self.supported_params = sync.supported_params
+
+    async def complete(self, request) -> Response:
+        return await asyncio.to_thread(self.sync.complete, request)
+
+    async def stream(self, request):
+        for event in response_to_events(await self.complete(request)):
+            yield event
+
+    async def aclose(self) -> None:
+        pass

@@ -1,0 +1,59 @@
+"""Which language model the graph uses: the local GGUF by default, or any model name dspy.LM accepts."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import dspy
+
+from retrieval.settings_paths import cache_root
+
+LOCAL = "local"
+_LMS: dict[str, dspy.LM] = {}
+_ENGINES: dict[str, object] = {}
+_LOCK = threading.Lock()
+_CACHE_READY = False
+
+
+def _configure_cache() -> None:
+    """DSPy's response cache lives in claimhop's cache folder; keys include the model's name and hash."""
+    global _CACHE_READY
+    if not _CACHE_READY:
+        folder = os.environ.get("DSPY_CACHEDIR") or str(cache_root() / "dspy")
+        dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=folder)
+        _CACHE_READY = True
+
+
+def _local_lm() -> dspy.LM:
+    from lm.local_engine import AsyncLlamaCppEngine, LlamaCppEngine
+    from lm.weights import QWEN_CODER_1_5B, gguf_path
+
+    engine = LlamaCppEngine(gguf_path(QWEN_CODER_1_5B))
+    _ENGINES[LOCAL] = engine
+    return dspy.LM(
+        f"local/{QWEN_CODER_1_5B.name}@{QWEN_CODER_1_5B.sha256[:12]}",
+        engine=engine,
+        async_engine=AsyncLlamaCppEngine(engine),
+        temperature=0.0,
+        max_tokens=320,
+        num_retries=1,
+    )
+
+
+def get_lm(model: str = LOCAL) -> dspy.LM:
+    """Loaded once per process and shared by every node and concurrent run."""
+    name = (model or LOCAL).strip()
+    with _LOCK:
+        _configure_cache()
+        if name not in _LMS:
+            _LMS[name] = _local_lm() if name == LOCAL else dspy.LM(name, temperature=0.0, max_tokens=512)
+        return _LMS[name]
+
+
+def local_engine_stats() -> dict[str, int]:
+    """Calls and tokens the in-process model has served (cache hits do not count)."""
+    engine = _ENGINES.get(LOCAL)
+    if engine is None:
+        return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    return {"calls": engine.calls, "prompt_tokens": engine.prompt_tokens, "completion_tokens": engine.completion_tokens}

@@ -1,0 +1,17 @@
+"""The graph's nodes, one module each; a node reads the state and returns only the keys it changes."""
+
+from nodes.bridge import bridge
+from nodes.decompose import decompose
+from nodes.dual_retrieval import dual_retrieval
+from nodes.early_gap import early_gap
+from nodes.extract_entities import extract_entities
+from nodes.gap_loop import gap_loop
+from nodes.intake import intake
+from nodes.mitigate import mitigate
+from nodes.select_documents import select_documents
+from nodes.verify import verify
+
+__all__ = [
+    "bridge", "decompose", "dual_retrieval", "early_gap", "extract_entities", "gap_loop", "intake",
+    "mitigate", "select_documents", "verify",
+]

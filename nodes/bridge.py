@@ -1,0 +1,87 @@
+"""Step 5: pick the bridging entities (DSPy PickBridgingEntities) and fetch their documents, title match first."""
+
+from __future__ import annotations
+
+from entities.matching import is_about
+from nodes.common import call_lm, clean_list, emit, program_for, retriever_for, say, settings_of
+from nodes.search import candidate
+from retrieval.service import Retriever
+from retrieval.titles import normalize_title
+from state.schema import Candidate, Hop, State
+
+SHOWN_TO_LM = 20
+
+
+def lookup_entity(retriever: Retriever, entity: str, k: int, mode: str) -> list:
+    """The entity's own article(s) by title, then search results for its name, up to k distinct documents."""
+    hits = retriever.by_title(entity, limit=k)
+    seen = {h.doc_id for h in hits}
+    for hit in retriever.search(entity, k, mode):
+        if len(hits) >= k:
+            break
+        if hit.doc_id not in seen:
+            hits.append(hit)
+            seen.add(hit.doc_id)
+    return hits[:k]
+
+
+def fetch_entities(
+    retriever: Retriever, entities: list[str], step: str, k: int, mode: str
+) -> tuple[dict[str, Candidate], list[Hop]]:
+    found: dict[str, Candidate] = {}
+    hops: list[Hop] = []
+    for entity in entities:
+        hits = lookup_entity(retriever, entity, k, mode)
+        for rank, hit in enumerate(hits, start=1):
+            if hit.title not in found:
+                found[hit.title] = candidate(retriever, hit, rank, step)
+        hops.append({"step": step, "query": entity, "titles": [h.title for h in hits]})
+    return found, hops
+
+
+def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
+    """Keep the LM's picks that are real candidates (by normalised name), then top up from the ranking."""
+    by_key = {normalize_title(name): name for name in ranked}
+    chosen = [by_key[normalize_title(p)] for p in picked if normalize_title(p) in by_key]
+    for name in ranked:
+        if len(chosen) >= limit:
+            break
+        if name not in chosen:
+            chosen.append(name)
+    return list(dict.fromkeys(chosen))[:limit]
+
+
+def bridge(state: State, runtime) -> dict:
+    ctx = settings_of(runtime)
+    retriever = retriever_for(ctx)
+    ranked = [e for e in state.get("doc_entities", []) if not any(is_about(e, t) for t in state.get("candidates", {}))]
+    shown = ranked[:SHOWN_TO_LM]
+    picked: list[str] = []
+    calls = 0
+    degraded = None
+    if shown and ctx.max_bridge_entities > 0:
+        program = program_for(ctx)
+        result, degraded = call_lm(
+            ctx,
+            "bridge",
+            lambda: program.bridge(
+                claim=state["claim"], sub_questions=state.get("sub_questions", []), candidates=shown
+            ).entities,
+            lambda: [],
+        )
+        picked = clean_list(result, ctx.max_bridge_entities)
+        calls = 1
+    entities = choose(picked, shown, ctx.max_bridge_entities)
+    found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode)
+    for hop in hops:
+        emit("bridge", event="hop", **hop)
+    emit("bridge", event="bridging_entities", entities=entities, picked_by_lm=picked, degraded=degraded)
+    new = [t for t in found if t not in state.get("candidates", {})]
+    return {
+        "bridge_entities": entities,
+        "candidates": found,
+        "hops": hops,
+        "lm_calls": calls,
+        "degraded": [degraded] if degraded else [],
+        "messages": [say("bridge", f"Bridging entities: {', '.join(entities) or 'none'}; {len(new)} new documents.")],
+    }

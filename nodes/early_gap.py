@@ -1,0 +1,35 @@
+"""Step 2: before searching, ask what facts and entities the claim needs (DSPy EarlyGapAnalysis)."""
+
+from __future__ import annotations
+
+from entities.ner import extract_entities, unique
+from nodes.common import call_lm, clean_list, emit, program_for, say, settings_of
+from state.schema import State
+
+
+def early_gap(state: State, runtime) -> dict:
+    ctx = settings_of(runtime)
+    claim = state["claim"]
+    program = program_for(ctx)
+
+    def ask():
+        out = program.early_gap(claim=claim)
+        return out.facts_needed, out.entities, out.queries
+
+    (facts, gap_entities, queries), degraded = call_lm(ctx, "early_gap", ask, lambda: ([], [], [claim]))
+    queries = clean_list(queries, ctx.max_gap_queries) or [claim]
+    gap_entities = clean_list(gap_entities, 8)
+    claim_entities = unique(extract_entities([claim], with_spans=True)[0])
+    emit(
+        "early_gap", event="gap_analysis", facts_needed=facts, entities=gap_entities, queries=queries,
+        claim_entities=claim_entities, degraded=degraded,
+    )
+    return {
+        "facts_needed": clean_list(facts, 6),
+        "gap_queries": queries,
+        "gap_entities": gap_entities,
+        "claim_entities": claim_entities,
+        "lm_calls": 1,
+        "degraded": [degraded] if degraded else [],
+        "messages": [say("early_gap", "To find: " + "; ".join(queries))],
+    }

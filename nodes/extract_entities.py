@@ -1,0 +1,54 @@
+"""Step 4: entities of the retrieved documents (spaCy NER), ranked by how strongly the retrieval points at them.
+
+Titles of retrieved documents are entities too, but already covered; the ranking keeps the uncovered ones,
+which are what the bridging step can look up."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from entities.matching import is_about, mentions
+from entities.ner import extract_entities as ner
+from nodes.common import emit, say
+from retrieval.titles import normalize_title
+from state.schema import State
+
+DOCS_SCANNED = 30
+KEPT = 40
+
+
+def rank_uncovered_entities(state: State) -> list[str]:
+    """Entities not yet the title of a candidate, scored by the retrieval scores of the documents naming them,
+    plus a boost when the claim or the gap analysis names them too."""
+    candidates = sorted(state.get("candidates", {}).values(), key=lambda c: -c["retrieval_score"])[:DOCS_SCANNED]
+    if not candidates:
+        return []
+    top = candidates[0]["retrieval_score"]
+    titles = [c["title"] for c in state.get("candidates", {}).values()]
+    claim_text = normalize_title(" ".join([state["claim"], *state.get("sub_questions", [])]))
+    scores: dict[str, float] = defaultdict(float)
+    names: dict[str, str] = {}
+    for cand, found in zip(candidates, ner([c["text"] for c in candidates])):
+        for entity in found:
+            key = normalize_title(entity)
+            names.setdefault(key, entity)
+            scores[key] += cand["retrieval_score"] / top
+    for entity in [*state.get("claim_entities", []), *state.get("gap_entities", [])]:
+        key = normalize_title(entity)
+        names.setdefault(key, entity)
+        scores[key] += 1.0
+    for key in list(scores):
+        if mentions(names[key], claim_text):
+            scores[key] += 2.0
+    uncovered = [k for k in scores if k and not any(is_about(names[k], t) for t in titles)]
+    uncovered.sort(key=lambda k: -scores[k])
+    return [names[k] for k in uncovered[:KEPT]]
+
+
+def extract_entities(state: State) -> dict:
+    doc_entities = rank_uncovered_entities(state)
+    emit("extract_entities", event="entities", entities=doc_entities)
+    return {
+        "doc_entities": doc_entities,
+        "messages": [say("extract_entities", "Entities not yet covered: " + ", ".join(doc_entities[:12]))],
+    }

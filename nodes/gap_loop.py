@@ -1,0 +1,52 @@
+"""Step 6: one round of the iterative gap loop: what is still missing (DSPy GapAnalysis), then search for it."""
+
+from __future__ import annotations
+
+from nodes.common import call_lm, clean_list, emit, program_for, retriever_for, say, settings_of
+from nodes.search import search_round
+from state.schema import State
+
+SHOWN_DOCS = 10
+SNIPPET_CHARS = 110
+
+
+def found_so_far(state: State) -> list[str]:
+    """The best candidates as 'title: first sentence', short enough for a small model's context."""
+    best = sorted(state.get("candidates", {}).values(), key=lambda c: -c["retrieval_score"])[:SHOWN_DOCS]
+    return [f"{c['title']}: {c['text'][:SNIPPET_CHARS]}" for c in best]
+
+
+def gap_loop(state: State, runtime) -> dict:
+    ctx = settings_of(runtime)
+    iteration = state.get("iteration", 0) + 1
+    step = f"gap_loop_{iteration}"
+    program = program_for(ctx)
+
+    def ask():
+        out = program.gap(claim=state["claim"], found=found_so_far(state))
+        return out.missing, out.entities, out.queries, bool(out.complete)
+
+    (missing, entities, queries, complete), degraded = call_lm(
+        ctx, "gap_loop", ask, lambda: ([], [], [], True)
+    )
+    asked = {h["query"].casefold() for h in state.get("hops", [])}
+    queries = [q for q in clean_list(queries, 8) if q.casefold() not in asked][: ctx.loop_queries]
+    entities = clean_list(entities, 8)
+    found, hops = search_round(retriever_for(ctx), queries, step, None, ctx.loop_k, ctx.retrieval_mode)
+    new = [t for t in found if t not in state.get("candidates", {})]
+    for hop in hops:
+        emit("gap_loop", event="hop", iteration=iteration, **hop)
+    emit("gap_loop", event="gap_analysis", iteration=iteration, missing=missing, entities=entities,
+         queries=queries, complete=complete, new_documents=len(new), degraded=degraded)
+    return {
+        "iteration": iteration,
+        "missing": clean_list(missing, 6),
+        "gap_entities": entities,
+        "gap_complete": complete or not queries,
+        "new_last_round": len(new),
+        "candidates": found,
+        "hops": hops,
+        "lm_calls": 1,
+        "degraded": [degraded] if degraded else [],
+        "messages": [say("gap_loop", f"Round {iteration}: {len(new)} new documents for: " + "; ".join(queries))],
+    }

@@ -1,0 +1,63 @@
+"""Step 9: the final answer: verdict, a short explanation with [n] citations, and the checked reference list."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage
+
+from nodes.common import call_lm, emit, program_for, settings_of
+from nodes.verify import numbered
+from state.schema import Evidence, State
+from verification.citations import check_citations, cited_numbers, drop_invalid_citations
+
+HEADLINES = {
+    "SUPPORTED": "The claim is supported by the collection.",
+    "CONTRADICTED": "The claim is contradicted by the collection.",
+    "INSUFFICIENT_INFO": "The collection does not hold enough to confirm or refute the claim.",
+}
+
+
+def fallback_explanation(verdict: str, evidence: list[Evidence]) -> str:
+    """Used when the LM cannot explain: the headline and the evidence numbers, nothing invented."""
+    refs = "".join(f"[{e['ref']}]" for e in evidence)
+    return f"{HEADLINES[verdict]} The closest evidence found is cited here {refs}." if evidence else HEADLINES[verdict]
+
+
+def references_block(evidence: list[Evidence]) -> str:
+    return "\n".join(f"[{e['ref']}] {e['title']}: \"{e['sentence']}\"" for e in evidence)
+
+
+def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Evidence], degraded: list[str]) -> str:
+    parts = [f"Verdict: {verdict}", f"Claim: {claim}", "", explanation.strip()]
+    if evidence:
+        parts += ["", "References:", references_block(evidence)]
+    if degraded:
+        parts += ["", "Steps that fell back to a simpler method: " + "; ".join(d.split(":")[0] for d in degraded)]
+    return "\n".join(parts)
+
+
+def mitigate(state: State, runtime) -> dict:
+    ctx = settings_of(runtime)
+    verdict = state.get("verdict", "INSUFFICIENT_INFO")
+    evidence = state.get("evidence", [])
+    program = program_for(ctx)
+    explanation, degraded = call_lm(
+        ctx,
+        "mitigate",
+        lambda: program.explain(claim=state["claim"], verdict=verdict, evidence=numbered(evidence)).explanation,
+        lambda: fallback_explanation(verdict, evidence),
+    )
+    explanation = drop_invalid_citations(" ".join(str(explanation).split()), len(evidence))
+    if evidence and not cited_numbers(explanation):
+        explanation += " " + "".join(f"[{e['ref']}]" for e in evidence)
+    if verdict != "SUPPORTED" and not explanation.lower().startswith(HEADLINES[verdict].lower()[:20]):
+        explanation = f"{HEADLINES[verdict]} {explanation}"
+    check_citations(explanation, evidence, state.get("selected", []))
+    all_degraded = [*state.get("degraded", []), *([degraded] if degraded else [])]
+    answer = compose_answer(state["claim"], verdict, explanation, evidence, all_degraded)
+    emit("mitigate", event="answer", answer=answer, verdict=verdict)
+    return {
+        "answer": answer,
+        "lm_calls": 1,
+        "degraded": [degraded] if degraded else [],
+        "messages": [AIMessage(content=answer, name="mitigate")],
+    }

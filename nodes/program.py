@@ -1,0 +1,48 @@
+"""All of claimhop's reasoning steps as one DSPy program, so one JSON file saves or loads an optimised version."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import dspy
+
+from nodes.signatures import (
+    DecomposeClaim,
+    EarlyGapAnalysis,
+    ExplainVerdict,
+    GapAnalysis,
+    PickBridgingEntities,
+    VerifyClaim,
+)
+
+OPTIMIZED_PROGRAM = Path(__file__).resolve().parent.parent / "optimized" / "claimhop_program.json"
+
+
+class ClaimHopProgram(dspy.Module):
+    """The predictors the nodes call; the graph (not this module) decides the order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decompose = dspy.Predict(DecomposeClaim)
+        self.early_gap = dspy.Predict(EarlyGapAnalysis)
+        self.bridge = dspy.Predict(PickBridgingEntities)
+        self.gap = dspy.Predict(GapAnalysis)
+        self.verify = dspy.Predict(VerifyClaim)
+        self.explain = dspy.Predict(ExplainVerdict)
+
+
+_PROGRAMS: dict[bool, ClaimHopProgram] = {}
+_LOCK = threading.Lock()
+
+
+def get_program(use_optimized: bool = True, path: Path = OPTIMIZED_PROGRAM) -> ClaimHopProgram:
+    """One program per process; the optimised one when it was saved and the setting allows it."""
+    load = use_optimized and path.is_file()
+    with _LOCK:
+        if load not in _PROGRAMS:
+            program = ClaimHopProgram()
+            if load:
+                program.load(str(path))
+            _PROGRAMS[load] = program
+        return _PROGRAMS[load]

@@ -1,0 +1,42 @@
+"""A retrieval round shared by the hops: run queries, record each hop, and turn hits into candidates."""
+
+from __future__ import annotations
+
+from retrieval.service import Hit, Mode, Retriever
+from state.schema import Candidate, Hop
+
+RRF_K = 60
+
+
+def candidate(retriever: Retriever, hit: Hit, rank: int, step: str) -> Candidate:
+    """Each time a document is found it earns 1/(60 + rank), so documents many hops agree on rise."""
+    return {
+        "doc_id": hit.doc_id,
+        "title": hit.title,
+        "text": retriever.corpus.texts[hit.doc_id],
+        "retrieval_score": 1.0 / (RRF_K + rank),
+        "found_by": [step],
+    }
+
+
+def search_round(
+    retriever: Retriever, queries: list[str], step: str, k_total: int | None, k_each: int, mode: Mode
+) -> tuple[dict[str, Candidate], list[Hop]]:
+    """Search every query for `k_each` documents; with `k_total`, take the queries' results round-robin until
+    that many distinct documents are found (so "18 documents in all" means 18 distinct ones)."""
+    results = retriever.search_many(queries, k_each, mode) if queries else []
+    budget = k_total if k_total is not None else len(queries) * k_each
+    taken: dict[str, Candidate] = {}
+    per_query: list[list[str]] = [[] for _ in queries]
+    for rank in range(1, k_each + 1):
+        for q_index, hits in enumerate(results):
+            if rank <= len(hits):
+                hit = hits[rank - 1]
+                if hit.title in taken:  # found again by another query of this round: it earns more
+                    taken[hit.title]["retrieval_score"] += 1.0 / (RRF_K + rank)
+                    per_query[q_index].append(hit.title)
+                elif len(taken) < budget:
+                    taken[hit.title] = candidate(retriever, hit, rank, step)
+                    per_query[q_index].append(hit.title)
+    hops: list[Hop] = [{"step": step, "query": q, "titles": t} for q, t in zip(queries, per_query)]
+    return taken, hops

@@ -1,0 +1,73 @@
+"""The graph's reasoning steps as DSPy signatures: each docstring is the instruction an optimiser rewrites."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import dspy
+
+
+class DecomposeClaim(dspy.Signature):
+    """Split a factual claim into 2-3 short sub-questions that together cover everything the claim depends on.
+    Each sub-question asks about one entity or relation and names it explicitly, so that it can be answered by
+    searching one Wikipedia article."""
+
+    claim: str = dspy.InputField(desc="the factual claim to check")
+    sub_questions: list[str] = dspy.OutputField(desc="2-3 self-contained questions, each naming its entity")
+
+
+class EarlyGapAnalysis(dspy.Signature):
+    """Before any search: what facts must be found to check this claim, and which entities (people, works,
+    places, organisations) must be looked up, including ones the claim only describes without naming.
+    Write 1-3 search queries for the facts that are hardest to find."""
+
+    claim: str = dspy.InputField(desc="the factual claim to check")
+    facts_needed: list[str] = dspy.OutputField(desc="short facts that must be confirmed")
+    entities: list[str] = dspy.OutputField(desc="names of entities to look up")
+    queries: list[str] = dspy.OutputField(desc="1-3 search queries")
+
+
+class PickBridgingEntities(dspy.Signature):
+    """Pick the entities from the candidates that link the parts of the claim: an entity the claim refers to only
+    indirectly (for example 'the lead singer of the band'), or one that connects two things the claim mentions.
+    Choose only names from the candidate list."""
+
+    claim: str = dspy.InputField()
+    sub_questions: list[str] = dspy.InputField()
+    candidates: list[str] = dspy.InputField(desc="entity names found in the retrieved documents")
+    entities: list[str] = dspy.OutputField(desc="3-5 names copied from candidates, most important first")
+
+
+class GapAnalysis(dspy.Signature):
+    """Given a claim and the documents found so far (title: first sentence), decide what is still missing to
+    check every part of the claim. If something is missing, name the entities to look up and write new search
+    queries that differ from the titles already found."""
+
+    claim: str = dspy.InputField()
+    found: list[str] = dspy.InputField(desc="documents found so far, as 'title: first sentence'")
+    missing: list[str] = dspy.OutputField(desc="facts of the claim not yet covered; empty if none")
+    entities: list[str] = dspy.OutputField(desc="entities to look up next")
+    queries: list[str] = dspy.OutputField(desc="up to 3 new search queries")
+    complete: bool = dspy.OutputField(desc="true if the documents cover every part of the claim")
+
+
+class VerifyClaim(dspy.Signature):
+    """Judge the claim against the numbered evidence sentences only, not your own knowledge.
+    SUPPORTED: the evidence confirms every part of the claim. CONTRADICTED: the evidence states something that
+    makes a part of the claim false. INSUFFICIENT_INFO: some part is neither confirmed nor contradicted."""
+
+    claim: str = dspy.InputField()
+    evidence: list[str] = dspy.InputField(desc="'[n] title: sentence'")
+    verdict: Literal["SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"] = dspy.OutputField()
+    evidence_ids: list[int] = dspy.OutputField(desc="numbers n of the sentences the verdict rests on")
+
+
+class ExplainVerdict(dspy.Signature):
+    """Explain the verdict on the claim in 2-4 sentences using only the numbered evidence. Cite each statement
+    with the evidence number in brackets, like [2]. For a part of the claim the evidence does not cover, say it
+    was not found in the collection instead of guessing. For a contradicted part, state what the evidence says."""
+
+    claim: str = dspy.InputField()
+    verdict: str = dspy.InputField()
+    evidence: list[str] = dspy.InputField(desc="'[n] title: sentence'")
+    explanation: str = dspy.OutputField(desc="2-4 sentences with [n] citations")

@@ -1,0 +1,31 @@
+"""Atomic file writes: a temporary file in the same folder, then rename, so a crash never leaves half a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+
+@contextmanager
+def atomic_path(target: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside `target`; it replaces `target` only if the block finishes."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_json(target: str | Path, payload: dict) -> None:
+    with atomic_path(target) as tmp:
+        tmp.write_text(json.dumps(payload, indent=2, sort_keys=True), encoding="utf-8")

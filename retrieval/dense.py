@@ -1,0 +1,45 @@
+"""Dense retrieval: a FAISS inner-product index over unit-length MiniLM vectors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from retrieval.encoder import encode
+
+
+class DenseIndex:
+    """Exact inner-product search (IndexFlatIP); small corpora need nothing approximate."""
+
+    def __init__(self, index: faiss.Index):
+        self.index = index
+
+    @classmethod
+    def from_vectors(cls, vectors: np.ndarray) -> "DenseIndex":
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        index = faiss.IndexFlatIP(vectors.shape[1])
+        index.add(vectors)
+        return cls(index)
+
+    @classmethod
+    def load(cls, path: Path) -> "DenseIndex":
+        return cls(faiss.read_index(str(path)))
+
+    def save(self, path: Path) -> None:
+        faiss.write_index(self.index, str(path))
+
+    def __len__(self) -> int:
+        return int(self.index.ntotal)
+
+    def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        """Top-k (doc id, cosine) per query; k beyond the corpus returns the whole corpus."""
+        k = min(k, len(self))
+        if k <= 0 or not queries:
+            return [[] for _ in queries]
+        scores, ids = self.index.search(encode(queries), k)
+        return [
+            [(int(i), float(s)) for i, s in zip(row_ids, row_scores) if i >= 0]
+            for row_ids, row_scores in zip(ids, scores)
+        ]

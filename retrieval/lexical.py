@@ -1,0 +1,46 @@
+"""BM25 with bm25s (English stemmer and stop words), persisted as bm25s's own plain files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bm25s
+import Stemmer
+
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def _tokenize(texts: list[str], show_progress: bool = False):
+    return bm25s.tokenize(texts, stopwords="en", stemmer=_STEMMER, show_progress=show_progress)
+
+
+class BM25Index:
+    def __init__(self, model: bm25s.BM25):
+        self.model = model
+
+    @classmethod
+    def build(cls, documents: list[str]) -> "BM25Index":
+        model = bm25s.BM25()
+        model.index(_tokenize(documents, show_progress=True), show_progress=True)
+        return cls(model)
+
+    @classmethod
+    def load(cls, folder: Path) -> "BM25Index":
+        return cls(bm25s.BM25.load(str(folder)))
+
+    def save(self, folder: Path) -> None:
+        self.model.save(str(folder))
+
+    def __len__(self) -> int:
+        return int(self.model.scores["num_docs"])
+
+    def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        """Top-k (doc id, BM25 score) per query; documents scoring 0 are dropped."""
+        k = min(k, len(self))
+        if k <= 0 or not queries:
+            return [[] for _ in queries]
+        ids, scores = self.model.retrieve(_tokenize(queries), k=k, show_progress=False, n_threads=1)
+        return [
+            [(int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0]
+            for row_ids, row_scores in zip(ids, scores)
+        ]

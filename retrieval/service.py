@@ -1,0 +1,75 @@
+"""One retrieval service per corpus and process: dense, BM25, hybrid and title lookup over shared indexes."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from retrieval.corpus import BUNDLED_CORPUS, Corpus, load_corpus
+from retrieval.fusion import reciprocal_rank_fusion
+from retrieval.index_store import Indexes, open_indexes
+from retrieval.titles import TitleIndex
+
+Mode = Literal["hybrid", "bm25", "dense"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    doc_id: int
+    title: str
+    score: float
+
+
+class Retriever:
+    """Search a corpus; `k` beyond the corpus size returns the whole corpus."""
+
+    def __init__(self, corpus: Corpus, indexes: Indexes, fusion_depth: int = 100):
+        self.corpus = corpus
+        self.indexes = indexes
+        self.titles = TitleIndex(corpus.titles)
+        self.fusion_depth = fusion_depth
+
+    def _hits(self, scored: list[tuple[int, float]], k: int) -> list[Hit]:
+        return [Hit(i, self.corpus.titles[i], s) for i, s in scored[:k]]
+
+    def search_many(self, queries: list[str], k: int, mode: Mode = "hybrid") -> list[list[Hit]]:
+        """Top-k per query. Hybrid fuses BM25 and dense top-`fusion_depth` lists by reciprocal rank."""
+        if mode == "bm25":
+            return [self._hits(r, k) for r in self.indexes.bm25.search(queries, k)]
+        if mode == "dense":
+            return [self._hits(r, k) for r in self.indexes.dense.search(queries, k)]
+        depth = max(k, self.fusion_depth)
+        lexical = self.indexes.bm25.search(queries, depth)
+        dense = self.indexes.dense.search(queries, depth)
+        fused = []
+        for lex, den in zip(lexical, dense):
+            ranked = reciprocal_rank_fusion([[i for i, _ in lex], [i for i, _ in den]])
+            if len(ranked) < k:  # BM25 drops zero-score documents; dense always fills up to k
+                seen = {i for i, _ in ranked}
+                ranked += [(i, 0.0) for i, _ in den if i not in seen]
+            fused.append(self._hits(ranked, k))
+        return fused
+
+    def search(self, query: str, k: int, mode: Mode = "hybrid") -> list[Hit]:
+        return self.search_many([query], k, mode)[0]
+
+    def by_title(self, name: str, limit: int = 5) -> list[Hit]:
+        """Documents titled `name` (normalised exact, then base title, then fuzzy)."""
+        return [Hit(i, self.corpus.titles[i], 1.0) for i in self.titles.lookup(name, limit=limit)]
+
+
+_CACHE: dict[str, Retriever] = {}
+_LOCK = threading.Lock()
+
+
+def get_retriever(corpus_path: str | Path | None = None, rebuild: bool = False) -> Retriever:
+    """The process-wide retriever for a corpus file (bundled HoVer corpus by default), built on first use."""
+    path = Path(corpus_path) if corpus_path else BUNDLED_CORPUS
+    key = str(path.resolve())
+    with _LOCK:
+        if rebuild or key not in _CACHE:
+            corpus = load_corpus(path)
+            _CACHE[key] = Retriever(corpus, open_indexes(corpus, rebuild=rebuild))
+        return _CACHE[key]

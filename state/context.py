@@ -1,0 +1,117 @@
+"""Run settings: every number a user might tune, with defaults, descriptions (Studio's form) and env fallbacks."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Literal, get_args, get_type_hints
+
+ENV_PREFIX = "CLAIMHOP_"
+MAX_CLAIM_CHARS = 2000
+
+
+def _setting(default: Any, description: str, low: float | None = None, high: float | None = None):
+    return field(default=default, metadata={"description": description, "min": low, "max": high})
+
+
+@dataclass(kw_only=True)
+class Context:
+    """How one claimhop run behaves. A field left at its default falls back to CLAIMHOP_<FIELD> in the environment."""
+
+    model: str = _setting(
+        "local",
+        "Language model: 'local' (Qwen2.5-Coder-1.5B in-process, offline) or any dspy.LM name, "
+        "e.g. 'openai/gpt-4o-mini' (its API key from the environment).",
+    )
+    corpus_path: str = _setting("", "JSONL corpus of {title, text}; empty means the bundled HoVer Wikipedia corpus.")
+    retrieval_mode: Literal["hybrid", "bm25", "dense"] = _setting(
+        "hybrid", "Search used by every hop: BM25 + dense fused by reciprocal rank, or one of them."
+    )
+    max_sub_questions: int = _setting(3, "Sub-questions the claim is decomposed into (at most).", 1, 5)
+    max_gap_queries: int = _setting(3, "Queries from the early gap analysis (at most).", 1, 5)
+    phase1_k: int = _setting(18, "Documents retrieved for the sub-questions, in all (phase 1).", 1, 200)
+    phase2_k: int = _setting(18, "Documents retrieved for the early gap queries, in all (phase 2).", 1, 200)
+    max_bridge_entities: int = _setting(5, "Bridging entities looked up (3-5 is typical).", 0, 10)
+    bridge_k: int = _setting(5, "Documents per bridging entity (title match first, then search).", 1, 50)
+    loop_queries: int = _setting(3, "New queries proposed by each gap-loop round.", 1, 5)
+    loop_k: int = _setting(5, "Documents per gap-loop query.", 1, 50)
+    max_iterations: int = _setting(2, "Gap-loop rounds at most (0 turns the loop off).", 0, 5)
+    top_k: int = _setting(21, "Documents kept by the entity-scored selection.", 1, 100)
+    claim_entity_weight: float = _setting(1.0, "Selection: weight of each claim entity a document mentions.", 0, 10)
+    gap_entity_weight: float = _setting(0.5, "Selection: weight of each gap-analysis entity a document mentions.", 0, 10)
+    both_bonus: float = _setting(0.5, "Selection: bonus when a document matches claim and gap entities.", 0, 10)
+    title_match_weight: float = _setting(
+        2.0, "Selection: extra weight when an entity is the document's title (the document is about it).", 0, 10
+    )
+    retrieval_weight: float = _setting(
+        3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
+    )
+    evidence_sentences: int = _setting(8, "Evidence sentences shown to the verifier.", 1, 20)
+    use_optimized_program: bool = _setting(
+        True, "Load the optimised DSPy program (optimized/claimhop_program.json) when it exists."
+    )
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            env = os.environ.get(ENV_PREFIX + f.name.upper())
+            if env is not None and f.default is not MISSING and value == f.default:
+                value = _coerce(f.name, env, f.type)
+            setattr(self, f.name, _check(f, value))
+
+    @classmethod
+    def from_any(cls, value: "Context | dict | None") -> "Context":
+        """Accept what LangGraph hands a node: a Context, a plain dict (server, Studio), or nothing."""
+        if isinstance(value, Context):
+            return value
+        if value is None:
+            return cls()
+        if isinstance(value, dict):
+            known = {f.name for f in fields(cls)}
+            unknown = sorted(set(value) - known)
+            if unknown:
+                raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            return cls(**value)
+        raise ValueError(f"settings must be a mapping of names to values, got {type(value).__name__}")
+
+
+def _coerce(name: str, raw: str, type_name: Any) -> Any:
+    text = str(type_name)
+    try:
+        if text == "int":
+            return int(raw)
+        if text == "float":
+            return float(raw)
+        if text == "bool":
+            if raw.strip().lower() in {"1", "true", "yes", "on"}:
+                return True
+            if raw.strip().lower() in {"0", "false", "no", "off"}:
+                return False
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"environment variable {ENV_PREFIX}{name.upper()}={raw!r} is not a valid {text}") from None
+    return raw
+
+
+def _check(f, value: Any) -> Any:
+    """Reject wrong types and out-of-range numbers with a message naming the setting."""
+    kind = str(f.type)
+    low, high = f.metadata.get("min"), f.metadata.get("max")
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"setting {f.name} must be true or false, got {value!r}")
+        return value
+    if kind in {"int", "float"}:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind == "int" and not float(value).is_integer()):
+            raise ValueError(f"setting {f.name} must be a{'n integer' if kind == 'int' else ' number'}, got {value!r}")
+        value = int(value) if kind == "int" else float(value)
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise ValueError(f"setting {f.name}={value} is out of range [{low}, {high}]")
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"setting {f.name} must be a string, got {type(value).__name__}")
+    if kind.startswith("typing.Literal") or kind.startswith("Literal"):
+        allowed = get_args(get_type_hints(Context)[f.name])
+        if value not in allowed:
+            raise ValueError(f"setting {f.name} must be one of {', '.join(allowed)}, got {value!r}")
+    return value

@@ -1,0 +1,100 @@
+"""The graph's typed state: what goes in, what each step adds, and what comes out."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Literal, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+Verdict = Literal["SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"]
+
+
+class Hop(TypedDict):
+    """One search issued by the graph: which step, the query, and the titles it returned (in rank order)."""
+
+    step: str
+    query: str
+    titles: list[str]
+
+
+class Candidate(TypedDict):
+    """A retrieved document and why: the fused rank score it earned and the steps that found it."""
+
+    doc_id: int
+    title: str
+    text: str
+    retrieval_score: float
+    found_by: list[str]
+
+
+class SelectedDoc(TypedDict):
+    rank: int
+    title: str
+    text: str
+    score: float
+    retrieval_score: float
+    claim_entities: list[str]
+    gap_entities: list[str]
+    found_by: list[str]
+
+
+class Evidence(TypedDict):
+    """A sentence quoted verbatim from a selected document; `ref` is its number in the answer's reference list."""
+
+    ref: int
+    title: str
+    sentence: str
+    score: float
+
+
+def merge_candidates(old: dict[str, Candidate] | None, new: dict[str, Candidate] | None) -> dict[str, Candidate]:
+    """Union by title: a document found again adds its score and the step that found it."""
+    merged = dict(old or {})
+    for title, cand in (new or {}).items():
+        if title in merged:
+            prev = merged[title]
+            merged[title] = {
+                **prev,
+                "retrieval_score": prev["retrieval_score"] + cand["retrieval_score"],
+                "found_by": prev["found_by"] + [s for s in cand["found_by"] if s not in prev["found_by"]],
+            }
+        else:
+            merged[title] = cand
+    return merged
+
+
+class InputState(TypedDict, total=False):
+    """Send a claim as `claim`, or as the last human message (the chat convention)."""
+
+    claim: str
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class OutputState(TypedDict, total=False):
+    claim: str
+    verdict: Verdict
+    answer: str
+    degraded: Annotated[list[str], operator.add]
+    evidence: list[Evidence]
+    selected: list[SelectedDoc]
+    hops: list[Hop]
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class State(InputState, OutputState, total=False):
+    sub_questions: list[str]
+    facts_needed: list[str]
+    gap_queries: list[str]
+    claim_entities: list[str]
+    gap_entities: Annotated[list[str], operator.add]
+    hops: Annotated[list[Hop], operator.add]
+    candidates: Annotated[dict[str, Candidate], merge_candidates]
+    doc_entities: list[str]
+    bridge_entities: list[str]
+    iteration: int
+    gap_complete: bool
+    new_last_round: int
+    missing: list[str]
+    lm_calls: Annotated[int, operator.add]

@@ -1,0 +1,42 @@
+"""A fake LM engine for tests about routing and wiring (not about the model): it answers each DSPy signature
+with a canned JSON object chosen by the output fields the request's schema asks for."""
+
+from __future__ import annotations
+
+import json
+
+import dspy
+from dspy.lm15 import response_from_openai_chat
+
+
+class SchemaFakeEngine:
+    supports_response_schema = True
+    supported_params = frozenset({"temperature", "max_tokens", "response_format"})
+
+    def __init__(self, answers: dict[str, dict]):
+        """`answers` maps one output field name that identifies a signature (e.g. "sub_questions") to its reply."""
+        self.answers = answers
+        self.calls: list[str] = []
+
+    def complete(self, request):
+        fmt = request.config.response_format or {}
+        schema = fmt.get("schema") or fmt.get("json_schema", {}).get("schema") or {}
+        fields = set(schema.get("properties", {}))
+        for key, reply in self.answers.items():
+            if key in fields:
+                self.calls.append(key)
+                if isinstance(reply, Exception):
+                    raise reply
+                body = {"choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": json.dumps(reply)}}],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                return response_from_openai_chat(body, model=request.model)
+        raise AssertionError(f"fake LM has no answer for fields {sorted(fields)}")
+
+    def close(self):
+        pass
+
+
+def fake_lm(answers: dict[str, dict]) -> tuple[dspy.LM, SchemaFakeEngine]:
+    engine = SchemaFakeEngine(answers)
+    return dspy.LM("fake/schema-fake", engine=engine, cache=False, num_retries=0), engine

@@ -1,0 +1,91 @@
+"""The graph's wiring with a fake LM on a real small corpus: every node runs, the loop stops by its rules,
+and model faults degrade a step instead of ending the run."""
+
+from __future__ import annotations
+
+import pytest
+
+import nodes.common
+from fakes import fake_lm
+from graph import NODE_ORDER, graph
+
+def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> dict:
+    """Replies keyed by an output field that identifies each signature ("entities" last: EarlyGapAnalysis
+    and GapAnalysis also have it, and are matched first by their own fields)."""
+    return {
+        "sub_questions": {"sub_questions": ["Who was the lead singer of The Runaways?", "Who is Steve Augeri?"]},
+        "facts_needed": {"facts_needed": ["nationality of Steve Augeri"], "entities": ["Steve Augeri"],
+                         "queries": ["Foxes soundtrack film"]},
+        "missing": {"missing": [] if complete else ["who sang"], "entities": ["Cherie Currie"],
+                    "queries": list(gap_queries), "complete": complete},
+        "evidence_ids": {"verdict": "SUPPORTED", "evidence_ids": [1, 2]},
+        "explanation": {"explanation": "Both are American singers [1][2]."},
+        "entities": {"entities": ["Cherie Currie", "Not A Candidate"]},
+    }
+
+
+def run(monkeypatch, corpus, reply: dict, **settings):
+    lm, engine = fake_lm(reply)
+    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    ctx = {"corpus_path": str(corpus), "use_optimized_program": False, **settings}
+    updates = []
+    final = None
+    for mode, chunk in graph.stream({"claim": "Cherie Currie and Steve Augeri were both American."},
+                                    context=ctx, stream_mode=["updates", "values"]):
+        if mode == "updates":
+            updates.extend(chunk)
+        else:
+            final = chunk
+    return updates, final, engine
+
+
+def test_every_node_runs_in_order_and_loop_stops_after_max_iterations(monkeypatch, small_corpus):
+    updates, final, engine = run(monkeypatch, small_corpus, answers(), max_iterations=2, top_k=5, loop_k=2)
+    first_seen = list(dict.fromkeys(updates))
+    assert first_seen == NODE_ORDER
+    assert final["iteration"] <= 2
+    assert len(final["selected"]) == 5
+    assert len({d["title"] for d in final["selected"]}) == 5
+    assert final["verdict"] == "SUPPORTED"
+    assert "References:" in final["answer"]
+
+
+def test_loop_stops_when_analysis_says_complete(monkeypatch, small_corpus):
+    updates, final, _ = run(monkeypatch, small_corpus, answers(complete=True), max_iterations=3)
+    assert updates.count("gap_loop") == 1
+    assert final["iteration"] == 1
+
+
+def test_loop_is_skipped_when_turned_off(monkeypatch, small_corpus):
+    updates, final, engine = run(monkeypatch, small_corpus, answers(), max_iterations=0)
+    assert "gap_loop" not in updates
+    assert "missing" not in engine.calls
+
+
+def test_bridge_keeps_only_real_candidates(monkeypatch, small_corpus):
+    _, final, _ = run(monkeypatch, small_corpus, answers(), max_iterations=0, phase1_k=2, phase2_k=2)
+    assert "Not A Candidate" not in final.get("bridge_entities", [])
+
+
+def test_hops_record_queries_and_titles(monkeypatch, small_corpus):
+    _, final, _ = run(monkeypatch, small_corpus, answers(), max_iterations=1)
+    steps = {h["step"] for h in final["hops"]}
+    assert {"phase1", "phase2", "gap_loop_1"} <= steps
+    assert all(isinstance(h["titles"], list) and h["query"] for h in final["hops"])
+
+
+def test_model_fault_degrades_the_step_and_the_run_still_answers(monkeypatch, small_corpus):
+    reply = answers()
+    reply["sub_questions"] = RuntimeError("model crashed")
+    reply["evidence_ids"] = TimeoutError("model timed out")
+    _, final, _ = run(monkeypatch, small_corpus, reply, max_iterations=1)
+    assert final["verdict"] == "INSUFFICIENT_INFO"
+    assert any(d.startswith("decompose") for d in final["degraded"])
+    assert any(d.startswith("verify") for d in final["degraded"])
+    assert "fell back" in final["answer"]
+
+
+@pytest.mark.parametrize("bad", ["", "   \n\t ", 42, "x" * 5000])
+def test_bad_claims_are_rejected_with_a_clear_error(bad):
+    with pytest.raises(ValueError, match="claim"):
+        graph.invoke({"claim": bad})

@@ -1,0 +1,1 @@
+"""Evidence for the verdict: sentences quoted verbatim from selected documents, and the citation check."""
