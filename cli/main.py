@@ -42,7 +42,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from cli.render import render_event
 
     claim = validate_claim(args.claim)
-    ctx = Context(**_settings(args))
+    ctx = Context.from_any(_settings(args))
     if ctx.corpus_path:
         load_corpus(ctx.corpus_path)  # fail fast, before the model loads, on a bad corpus file
     get_retriever(ctx.corpus_path or None, rebuild=args.rebuild)
@@ -79,6 +79,40 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    import hashlib
+
+    from evaluation.data import DEV_CLAIMS, load_claims
+    from evaluation.report import plot, render_table, summarize
+    from evaluation.runner import run_eval
+    from evaluation.systems import make_systems
+    from nodes.program import OPTIMIZED_PROGRAM
+    from pathlib import Path
+    from state.context import Context
+
+    hops = {int(h) for h in args.hops.split(",")} if args.hops else None
+    claims = load_claims(args.claims or DEV_CLAIMS, args.limit, hops, args.seed)
+    if not claims:
+        raise UsageError("no claims match the given options")
+    settings = _settings(args)
+    ctx = Context.from_any(settings)
+    program = OPTIMIZED_PROGRAM.read_bytes() if ctx.use_optimized_program and OPTIMIZED_PROGRAM.is_file() else b""
+    fingerprint = hashlib.sha256(
+        json.dumps(settings, sort_keys=True).encode() + hashlib.sha256(program).digest()
+    ).hexdigest()[:16]
+    systems = make_systems([s.strip() for s in args.systems.split(",") if s.strip()], settings)
+    out = Path(args.out)
+    rows = run_eval(claims, systems, out, fingerprint)
+    summary = summarize(rows)
+    table = render_table(summary)
+    print(table)
+    picture = plot(summary, Path(args.plot) if args.plot else out.with_suffix(".png"))
+    with open(out.with_suffix(".md"), "w", encoding="utf-8") as handle:
+        handle.write(table + "\n")
+    print(f"\nrows: {out}  table: {out.with_suffix('.md')}  plot: {picture}  ({len(claims)} claims)")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="claimhop", description="Multi-hop evidence retrieval and claim verification.")
     sub = top.add_subparsers(dest="command", required=True)
@@ -95,6 +129,18 @@ def parser() -> argparse.ArgumentParser:
     index.add_argument("--corpus", help="JSONL corpus of {title, text}; default: the bundled HoVer corpus")
     index.add_argument("--rebuild", action="store_true", help="rebuild even if a matching index exists")
     index.set_defaults(func=cmd_index)
+    evaluate = sub.add_parser("eval", help="recall@21 of several systems on HoVer claims, resumable")
+    evaluate.add_argument("--systems", default="bm25,dense,hybrid,claimhop", help="comma-separated: bm25,dense,hybrid,claimhop")
+    evaluate.add_argument("--claims", help="claims JSONL (uid, claim, supporting_titles, num_hops); default: bundled dev claims")
+    evaluate.add_argument("--limit", type=int, help="evaluate a seeded random sample of this many claims")
+    evaluate.add_argument("--hops", help="only these hop counts, e.g. 3 or 2,3")
+    evaluate.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    evaluate.add_argument("--out", default="results/eval.jsonl", help="results file; rerunning resumes it")
+    evaluate.add_argument("--plot", help="PNG path (default: beside --out)")
+    evaluate.add_argument("--model", help="'local' (default) or a dspy.LM model name")
+    evaluate.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
+    evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
+    evaluate.set_defaults(func=cmd_eval)
     return top
 
 

@@ -16,5 +16,5 @@ def check_claim(claim: str, **settings: Any) -> OutputState:
     Raises ValueError for an empty, non-string or over-long claim, or an unknown or out-of-range setting.
     """
     claim = validate_claim(claim)
-    ctx = Context(**settings) if settings else Context()
+    ctx = Context.from_any(settings)
     return graph.invoke({"claim": claim}, context=ctx)

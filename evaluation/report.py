@@ -1,0 +1,124 @@
+"""Summaries people read: a table per system and hop count with 95% intervals, ratios to BM25, and a plot."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+
+from evaluation.metric import KS, label_of
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion (sound for small n and for 0 or 1)."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _mean(values: list[float]) -> float | None:
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def macro_f1(pairs: list[tuple[str, str]]) -> float | None:
+    if not pairs:
+        return None
+    scores = []
+    for label in ("SUPPORTED", "NOT_SUPPORTED"):
+        tp = sum(1 for g, p in pairs if g == label and p == label)
+        fp = sum(1 for g, p in pairs if g != label and p == label)
+        fn = sum(1 for g, p in pairs if g == label and p != label)
+        scores.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
+    return sum(scores) / len(scores)
+
+
+def summarize(rows: list[dict]) -> dict[str, dict]:
+    """Per system: overall and per-hop recall@21 with n and CI, recall@k, partial credit, cost, verdicts."""
+    by_system: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_system[row["system"]].append(row)
+    summary = {}
+    for system, items in by_system.items():
+        groups = {"all": items}
+        for row in items:
+            groups.setdefault(f"{row['num_hops']}-hop", []).append(row)
+        stats = {}
+        for name, group in groups.items():
+            hits = sum(r["recall@21"] for r in group)
+            stats[name] = {"n": len(group), "recall@21": hits / len(group), "ci95": wilson(hits, len(group))}
+        verdicts = [(r["label"], label_of(r.get("verdict"))) for r in items if r.get("verdict") and r.get("label")]
+        summary[system] = {
+            "groups": stats,
+            **{f"recall@{k}": _mean([r.get(f"recall@{k}") for r in items]) for k in KS},
+            "gold_fraction@21": _mean([r["gold_fraction@21"] for r in items]),
+            "lm_calls": _mean([r.get("lm_calls", 0) for r in items]),
+            "tokens": _mean([r.get("tokens", 0) for r in items]),
+            "seconds": _mean([r.get("seconds", 0.0) for r in items]),
+            "accuracy": _mean([float(g == p) for g, p in verdicts]) if verdicts else None,
+            "macro_f1": macro_f1(verdicts),
+        }
+    return summary
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def render_table(summary: dict[str, dict]) -> str:
+    """A Markdown table: recall@21 overall and per hop (n, 95% CI), other recalls, ratio to bm25, cost."""
+    hop_names = sorted({g for s in summary.values() for g in s["groups"] if g != "all"})
+    base = summary.get("bm25", {}).get("groups", {}).get("all", {}).get("recall@21")
+    head = ["system", "recall@21 all (n, 95% CI)", *[f"{h} (n)" for h in hop_names], "R@5", "R@10", "R@50",
+            "gold frac@21", "vs bm25", "LM calls", "tokens", "s/claim", "verdict acc", "macro-F1"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for system, s in summary.items():
+        overall = s["groups"]["all"]
+        cells = [system, f"{overall['recall@21']:.3f} ({overall['n']}, {overall['ci95'][0]:.2f}-{overall['ci95'][1]:.2f})"]
+        for hop in hop_names:
+            g = s["groups"].get(hop)
+            cells.append(f"{g['recall@21']:.3f} ({g['n']})" if g else "-")
+        ratio = overall["recall@21"] / base if base else None
+        cells += [_fmt(s["recall@5"]), _fmt(s["recall@10"]), _fmt(s["recall@50"]), _fmt(s["gold_fraction@21"]),
+                  _fmt(ratio, 2) + ("x" if ratio else ""), _fmt(s["lm_calls"], 1), _fmt(s["tokens"], 0),
+                  _fmt(s["seconds"], 1), _fmt(s["accuracy"]), _fmt(s["macro_f1"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot(summary: dict[str, dict], path: Path) -> Path:
+    """Grouped bars: recall@21 per hop count (and overall) per system, with 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = ["all", *sorted({g for s in summary.values() for g in s["groups"] if g != "all"})]
+    systems = list(summary)
+    width = 0.8 / max(1, len(systems))
+    fig, ax = plt.subplots(figsize=(1.6 + 1.5 * len(groups), 4))
+    for i, system in enumerate(systems):
+        xs, ys, low, high = [], [], [], []
+        for j, group in enumerate(groups):
+            g = summary[system]["groups"].get(group)
+            if g:
+                xs.append(j + i * width)
+                ys.append(g["recall@21"])
+                low.append(g["recall@21"] - g["ci95"][0])
+                high.append(g["ci95"][1] - g["recall@21"])
+        ax.bar(xs, ys, width, yerr=[low, high], capsize=3, label=system)
+    ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(groups))])
+    ax.set_xticklabels([f"{g}\n(n={summary[systems[0]]['groups'].get(g, {}).get('n', 0)})" for g in groups])
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("recall@21 (all gold titles in top 21)")
+    ax.set_title("HoVer dev claims: recall@21 by hop count (95% CI)")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,64 @@
+"""Run systems over claims, one JSON line per (system, claim) appended as each finishes, so a run resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from evaluation.metric import retrieval_metrics
+from evaluation.systems import SystemFn, timed
+
+
+def finished_rows(path: Path, fingerprint: str) -> dict[tuple[str, str], dict]:
+    """Rows already written for this configuration; a torn last line (crash mid-write) is ignored."""
+    rows: dict[tuple[str, str], dict] = {}
+    if not path.is_file():
+        return rows
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if row.get("fingerprint") == fingerprint:
+            rows[(row["system"], row["uid"])] = row
+    return rows
+
+
+def _append(path: Path, row: dict) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def run_eval(
+    claims: list[dict], systems: dict[str, SystemFn], out: Path, fingerprint: str
+) -> list[dict]:
+    """Every (system, claim) pair not yet in `out`; returns all rows for these claims and systems."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = finished_rows(out, fingerprint)
+    todo = [(s, c) for c in claims for s in systems if (s, c["uid"]) not in done]
+    hits: dict[str, list[float]] = {s: [] for s in systems}
+    for (system, uid), row in done.items():
+        if system in hits:
+            hits[system].append(row["recall@21"])
+    with tqdm(total=len(claims) * len(systems), initial=len(claims) * len(systems) - len(todo),
+              desc="eval", unit="run") as bar:
+        for system, claim in todo:
+            result: dict[str, Any] = timed(systems[system], claim["claim"])
+            row = {
+                "fingerprint": fingerprint, "system": system, "uid": claim["uid"],
+                "num_hops": claim.get("num_hops"), "label": claim.get("label"),
+                "gold": claim["supporting_titles"], **retrieval_metrics(result["titles"], claim["supporting_titles"]),
+                **result,
+            }
+            _append(out, row)
+            done[(system, claim["uid"])] = row
+            hits[system].append(row["recall@21"])
+            bar.set_postfix({s: f"{sum(v) / len(v):.2f}" for s, v in hits.items() if v})
+            bar.update(1)
+    return [done[(s, c["uid"])] for c in claims for s in systems]

@@ -1,0 +1,66 @@
+"""The systems compared: the claim as one query (BM25, dense, hybrid) and the claimhop graph."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from retrieval.service import get_retriever
+
+SINGLE_QUERY_DEPTH = 50
+SystemFn = Callable[[str], dict[str, Any]]
+
+
+def single_query(mode: str, corpus_path: str | None) -> SystemFn:
+    def run(claim: str) -> dict[str, Any]:
+        hits = get_retriever(corpus_path).search(claim, SINGLE_QUERY_DEPTH, mode)
+        return {"titles": [h.title for h in hits], "lm_calls": 0}
+
+    return run
+
+
+def claimhop_system(settings: dict[str, Any]) -> SystemFn:
+    from graph import graph
+    from lm.provider import local_engine_stats
+    from state.context import Context
+
+    ctx = Context.from_any(settings)
+
+    def run(claim: str) -> dict[str, Any]:
+        before = local_engine_stats()
+        state = graph.invoke({"claim": claim}, context=ctx)
+        after = local_engine_stats()
+        return {
+            "titles": [d["title"] for d in state["selected"]],
+            "verdict": state.get("verdict"),
+            "lm_calls": after["calls"] - before["calls"],
+            "lm_steps": state.get("lm_calls", 0),
+            "tokens": (after["prompt_tokens"] + after["completion_tokens"])
+            - (before["prompt_tokens"] + before["completion_tokens"]),
+            "candidate_titles": list(state.get("candidates", {})),
+            "hops": state.get("hops", []),
+            "degraded": state.get("degraded", []),
+        }
+
+    return run
+
+
+def make_systems(names: list[str], settings: dict[str, Any]) -> dict[str, SystemFn]:
+    corpus = settings.get("corpus_path") or None
+    known: dict[str, Callable[[], SystemFn]] = {
+        "bm25": lambda: single_query("bm25", corpus),
+        "dense": lambda: single_query("dense", corpus),
+        "hybrid": lambda: single_query("hybrid", corpus),
+        "claimhop": lambda: claimhop_system(settings),
+    }
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown system(s): {', '.join(unknown)}; choose from {', '.join(known)}")
+    return {name: known[name]() for name in names}
+
+
+def timed(fn: SystemFn, claim: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    row = fn(claim)
+    row["seconds"] = round(time.perf_counter() - started, 3)
+    return row

@@ -1,0 +1,36 @@
+"""Bad input at the command line: exit status 2 and one line on stderr naming the problem, no traceback."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+def claimhop(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "args, problem",
+    [(["check", ""], "claim is empty"),
+     (["check", "   "], "claim is empty"),
+     (["check", "x" * 3000], "limit is 2000"),
+     (["check", "A claim.", "--corpus", "/no/such/corpus.jsonl"], "corpus file not found"),
+     (["check", "A claim.", "--set", "top_k=0"], "top_k"),
+     (["check", "A claim.", "--set", "max_hops=3"], "max_hops"),
+     (["index", "--corpus", "/no/such/corpus.jsonl"], "corpus file not found")],
+)
+def test_bad_input_exits_2_with_one_line(args, problem):
+    result = claimhop(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert problem in lines[0] and "Traceback" not in result.stderr
+
+
+def test_malformed_corpus_is_named(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"title": "A", "text": "ok"}\nnot json\n')
+    result = claimhop("check", "A claim.", "--corpus", str(bad))
+    assert result.returncode == 2
+    assert "bad.jsonl:2: not valid JSON" in result.stderr

@@ -1,0 +1,42 @@
+"""Run settings: the issue's defaults, environment fallback, and clear errors for bad values."""
+
+import pytest
+
+from state.context import Context
+
+
+def test_defaults_are_the_documented_numbers():
+    ctx = Context()
+    assert (ctx.phase1_k, ctx.phase2_k, ctx.bridge_k, ctx.loop_queries, ctx.loop_k) == (18, 18, 5, 3, 5)
+    assert (ctx.max_iterations, ctx.top_k, ctx.max_sub_questions, ctx.max_gap_queries) == (2, 21, 3, 3)
+    assert ctx.model == "local"
+
+
+def test_environment_fills_settings_left_at_default(monkeypatch):
+    monkeypatch.setenv("CLAIMHOP_MAX_ITERATIONS", "1")
+    monkeypatch.setenv("CLAIMHOP_MODEL", "openai/gpt-4o-mini")
+    assert Context().max_iterations == 1
+    assert Context().model == "openai/gpt-4o-mini"
+    assert Context(max_iterations=0).max_iterations == 0
+
+
+@pytest.mark.parametrize(
+    "settings, name",
+    [({"top_k": 0}, "top_k"), ({"max_iterations": 99}, "max_iterations"), ({"phase1_k": "many"}, "phase1_k"),
+     ({"retrieval_mode": "magic"}, "retrieval_mode"), ({"use_optimized_program": "yes"}, "use_optimized_program"),
+     ({"top_k": 2.5}, "top_k")],
+)
+def test_bad_values_name_the_setting(settings, name):
+    with pytest.raises(ValueError, match=name):
+        Context(**settings)
+
+
+def test_unknown_setting_from_a_mapping_is_named():
+    with pytest.raises(ValueError, match="max_hops"):
+        Context.from_any({"max_hops": 3})
+
+
+def test_bad_environment_value_names_the_variable(monkeypatch):
+    monkeypatch.setenv("CLAIMHOP_TOP_K", "lots")
+    with pytest.raises(ValueError, match="CLAIMHOP_TOP_K"):
+        Context()

@@ -1,0 +1,38 @@
+"""The recall metric on hand-made cases, including normalisation and a missing gold title."""
+
+from evaluation.metric import all_gold_in, label_of, retrieval_metrics
+
+GOLD = ["The Runaways", "Steve Augeri", "Foxes (soundtrack)"]
+
+
+def test_titles_that_differ_only_in_case_punctuation_or_article_count():
+    retrieved = ["runaways", "STEVE AUGERI", "Foxes soundtrack"]
+    assert all_gold_in(retrieved, GOLD)
+
+
+def test_title_before_pipe_is_used():
+    retrieved = ["The Runaways | a band", "Steve Augeri | a singer", "Foxes (soundtrack) | an album"]
+    assert all_gold_in(retrieved, GOLD)
+
+
+def test_a_missing_gold_title_scores_zero_with_partial_credit():
+    metrics = retrieval_metrics(["The Runaways", "Steve Augeri", "Cherie Currie"], GOLD)
+    assert metrics["recall@21"] == 0.0
+    assert abs(metrics["gold_fraction@21"] - 2 / 3) < 1e-9
+
+
+def test_gold_beyond_rank_21_does_not_count():
+    retrieved = [f"filler {i}" for i in range(21)] + GOLD + [f"more {i}" for i in range(30)]
+    assert not all_gold_in(retrieved, GOLD)
+    metrics = retrieval_metrics(retrieved, GOLD)
+    assert metrics["recall@50"] == 1.0 and metrics["recall@21"] == 0.0
+
+
+def test_recall_at_k_only_where_the_system_returned_k():
+    metrics = retrieval_metrics(GOLD, GOLD)
+    assert metrics["recall@5"] is None and metrics["recall@21"] == 1.0
+
+
+def test_verdict_mapping():
+    assert label_of("SUPPORTED") == "SUPPORTED"
+    assert label_of("CONTRADICTED") == label_of("INSUFFICIENT_INFO") == "NOT_SUPPORTED"
