@@ -6,7 +6,8 @@ import re
 import threading
 from functools import lru_cache
 
-_KEEP = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LAW", "LANGUAGE"}
+# Nationalities (NORP) and languages are attributes to check, not documents to look up.
+_KEEP = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LAW"}
 _NAME_SPAN = re.compile(r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|von|van|la|le)\b|[A-Z0-9][\w'’.&-]*))*(?:\s+\([^)]{1,40}\))?")
 _LOCK = threading.Lock()
 _STOP_STARTS = {"The", "A", "An", "This", "That", "These", "Those", "It", "He", "She", "They", "His", "Her", "Its", "Both", "Who", "What", "Which"}

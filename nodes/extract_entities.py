@@ -41,8 +41,16 @@ def rank_uncovered_entities(state: State) -> list[str]:
         if mentions(names[key], claim_text):
             scores[key] += 2.0
     uncovered = [k for k in scores if k and not any(is_about(names[k], t) for t in titles)]
+    uncovered = [k for k in uncovered if not is_fragment(k, titles, scores)]
     uncovered.sort(key=lambda k: -scores[k])
     return [names[k] for k in uncovered[:KEPT]]
+
+
+def is_fragment(key: str, titles: list[str], scores: dict[str, float]) -> bool:
+    """"Steve" or "Currie" when "Steve Augeri" or "Cherie Currie" is already known: a part of a longer name
+    (a covered title or another entity) is no new entity to look up."""
+    longer = [normalize_title(t) for t in titles] + [k for k in scores if k != key]
+    return any(key != other and mentions(key, other) for other in longer)
 
 
 def extract_entities(state: State) -> dict:

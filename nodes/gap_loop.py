@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from entities.matching import is_about
 from nodes.common import call_lm, clean_list, emit, program_for, retriever_for, say, settings_of
 from nodes.search import search_round
 from state.schema import State
 
-SHOWN_DOCS = 10
-SNIPPET_CHARS = 110
+SHOWN_DOCS = 8
+SNIPPET_CHARS = 90
 
 
 def found_so_far(state: State) -> list[str]:
@@ -30,7 +31,11 @@ def gap_loop(state: State, runtime) -> dict:
         ctx, "gap_loop", ask, lambda: ([], [], [], True)
     )
     asked = {h["query"].casefold() for h in state.get("hops", [])}
-    queries = [q for q in clean_list(queries, 8) if q.casefold() not in asked][: ctx.loop_queries]
+    known = list(state.get("candidates", {}))
+    # A query that repeats an earlier one, or names a document already found, cannot find anything new.
+    queries = [
+        q for q in clean_list(queries, 8) if q.casefold() not in asked and not any(is_about(q, t) for t in known)
+    ][: ctx.loop_queries]
     entities = clean_list(entities, 8)
     found, hops = search_round(retriever_for(ctx), queries, step, None, ctx.loop_k, ctx.retrieval_mode)
     new = [t for t in found if t not in state.get("candidates", {})]

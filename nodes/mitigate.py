@@ -7,7 +7,7 @@ from langchain_core.messages import AIMessage
 from nodes.common import call_lm, emit, program_for, settings_of
 from nodes.verify import numbered
 from state.schema import Evidence, State
-from verification.citations import check_citations, cited_numbers, drop_invalid_citations
+from verification.citations import check_citations, drop_invalid_citations
 
 HEADLINES = {
     "SUPPORTED": "The claim is supported by the collection.",
@@ -16,10 +16,21 @@ HEADLINES = {
 }
 
 
-def fallback_explanation(verdict: str, evidence: list[Evidence]) -> str:
-    """Used when the LM cannot explain: the headline and the evidence numbers, nothing invented."""
-    refs = "".join(f"[{e['ref']}]" for e in evidence)
-    return f"{HEADLINES[verdict]} The closest evidence found is cited here {refs}." if evidence else HEADLINES[verdict]
+def extractive_explanation(evidence: list[Evidence]) -> str:
+    """Used when the LM gives no usable cited statement: the evidence itself, quoted, nothing invented."""
+    return " ".join(f"{e['title']}: \"{e['sentence']}\" [{e['ref']}]" for e in evidence[:3])
+
+
+def cited_statements(statements, evidence: list[Evidence]) -> list[str]:
+    """Keep only statements whose evidence number exists: every sentence of the explanation is cited."""
+    refs = {e["ref"] for e in evidence}
+    kept = []
+    for statement in statements or []:
+        text = " ".join(str(getattr(statement, "text", "")).split()).rstrip(". ")
+        number = getattr(statement, "evidence_id", None)
+        if text and number in refs:
+            kept.append(f"{drop_invalid_citations(text, 0).strip()} [{number}].")
+    return kept
 
 
 def references_block(evidence: list[Evidence]) -> str:
@@ -40,17 +51,14 @@ def mitigate(state: State, runtime) -> dict:
     verdict = state.get("verdict", "INSUFFICIENT_INFO")
     evidence = state.get("evidence", [])
     program = program_for(ctx)
-    explanation, degraded = call_lm(
+    statements, degraded = call_lm(
         ctx,
         "mitigate",
-        lambda: program.explain(claim=state["claim"], verdict=verdict, evidence=numbered(evidence)).explanation,
-        lambda: fallback_explanation(verdict, evidence),
+        lambda: program.explain(claim=state["claim"], verdict=verdict, evidence=numbered(evidence)).statements,
+        lambda: [],
     )
-    explanation = drop_invalid_citations(" ".join(str(explanation).split()), len(evidence))
-    if evidence and not cited_numbers(explanation):
-        explanation += " " + "".join(f"[{e['ref']}]" for e in evidence)
-    if verdict != "SUPPORTED" and not explanation.lower().startswith(HEADLINES[verdict].lower()[:20]):
-        explanation = f"{HEADLINES[verdict]} {explanation}"
+    body = " ".join(cited_statements(statements, evidence)) or extractive_explanation(evidence)
+    explanation = f"{HEADLINES[verdict]} {body}".strip()
     check_citations(explanation, evidence, state.get("selected", []))
     all_degraded = [*state.get("degraded", []), *([degraded] if degraded else [])]
     answer = compose_answer(state["claim"], verdict, explanation, evidence, all_degraded)

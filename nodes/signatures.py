@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import dspy
+from pydantic import BaseModel
 
 
 class DecomposeClaim(dspy.Signature):
@@ -62,12 +63,19 @@ class VerifyClaim(dspy.Signature):
     evidence_ids: list[int] = dspy.OutputField(desc="numbers n of the sentences the verdict rests on")
 
 
+class CitedStatement(BaseModel):
+    """One sentence of the explanation and the number of the evidence sentence that backs it."""
+
+    text: str
+    evidence_id: int
+
+
 class ExplainVerdict(dspy.Signature):
-    """Explain the verdict on the claim in 2-4 sentences using only the numbered evidence. Cite each statement
-    with the evidence number in brackets, like [2]. For a part of the claim the evidence does not cover, say it
-    was not found in the collection instead of guessing. For a contradicted part, state what the evidence says."""
+    """Explain the verdict on the claim in 2-4 short statements, each restating what one numbered evidence
+    sentence says about a part of the claim, with that evidence number. Use only the evidence, never outside
+    knowledge. For a contradicted part, state what the evidence says instead."""
 
     claim: str = dspy.InputField()
     verdict: str = dspy.InputField()
     evidence: list[str] = dspy.InputField(desc="'[n] title: sentence'")
-    explanation: str = dspy.OutputField(desc="2-4 sentences with [n] citations")
+    statements: list[CitedStatement] = dspy.OutputField(desc="2-4 statements, each with its evidence number n")

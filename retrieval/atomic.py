@@ -20,6 +20,7 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, 0o644)  # mkstemp makes it owner-only; the result is an ordinary shared file
         os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():

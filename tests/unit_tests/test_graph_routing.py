@@ -19,7 +19,8 @@ def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> di
         "missing": {"missing": [] if complete else ["who sang"], "entities": ["Cherie Currie"],
                     "queries": list(gap_queries), "complete": complete},
         "evidence_ids": {"verdict": "SUPPORTED", "evidence_ids": [1, 2]},
-        "explanation": {"explanation": "Both are American singers [1][2]."},
+        "statements": {"statements": [{"text": "Both are American singers", "evidence_id": 1},
+                                      {"text": "An invented source", "evidence_id": 99}]},
         "entities": {"entities": ["Cherie Currie", "Not A Candidate"]},
     }
 
@@ -48,6 +49,8 @@ def test_every_node_runs_in_order_and_loop_stops_after_max_iterations(monkeypatc
     assert len({d["title"] for d in final["selected"]}) == 5
     assert final["verdict"] == "SUPPORTED"
     assert "References:" in final["answer"]
+    assert "Both are American singers [1]." in final["answer"]
+    assert "invented" not in final["answer"]  # a statement citing no real evidence is dropped
 
 
 def test_loop_stops_when_analysis_says_complete(monkeypatch, small_corpus):
