@@ -16,7 +16,9 @@ def numbered(evidence: list[Evidence]) -> list[str]:
 def verify(state: State, runtime) -> dict:
     ctx = settings_of(runtime)
     entities = [*state.get("claim_entities", []), *state.get("gap_entities", [])]
-    pool = rank_evidence(state["claim"], state.get("selected", []), entities, ctx.evidence_sentences)
+    pool = rank_evidence(
+        state["claim"], state.get("selected", []), entities, ctx.evidence_sentences, state.get("sub_questions", [])
+    )
     evidence: list[Evidence] = [{"ref": i, **e} for i, e in enumerate(pool, start=1)]
     program = program_for(ctx)
 

@@ -1,4 +1,5 @@
-"""Pick the sentences of the selected documents that bear on the claim: embedding similarity plus entity overlap."""
+"""Pick the sentences of the selected documents that bear on the claim: embedding similarity plus entity overlap,
+taken in turn for the claim and each sub-question so that every part of the claim gets its evidence."""
 
 from __future__ import annotations
 
@@ -14,29 +15,38 @@ PER_DOCUMENT = 2
 
 
 def rank_evidence(
-    claim: str, documents: list[dict], entities: list[str], limit: int, per_document: int = PER_DOCUMENT
+    claim: str, documents: list[dict], entities: list[str], limit: int,
+    questions: list[str] | None = None, per_document: int = PER_DOCUMENT,
 ) -> list[dict]:
-    """Top sentences as {title, sentence, score}; at most `per_document` from one document, best first."""
+    """Top sentences as {title, sentence, score}: the best for the claim, then for each sub-question, in turn;
+    at most `per_document` from one document."""
     pool: list[tuple[str, str]] = [
         (doc["title"], sentence) for doc in documents for sentence in split_sentences(doc["text"])
     ]
     if not pool:
         return []
-    vectors = encode([claim] + [f"{title}: {sentence}" for title, sentence in pool])
-    similarity = vectors[1:] @ vectors[0]
-    scores = []
-    for (title, sentence), sim in zip(pool, similarity):
-        normalized = normalize_title(f"{title} {sentence}")
-        overlap = sum(1 for e in entities if mentions(e, normalized))
-        scores.append(float(sim) + ENTITY_WEIGHT * overlap)
+    queries = [claim, *(questions or [])]
+    vectors = encode(queries + [sentence for _, sentence in pool])  # the title would outweigh what is said
+    similarity = vectors[len(queries):] @ vectors[: len(queries)].T  # (sentences, queries)
+    overlap = np.array([
+        sum(1 for e in entities if mentions(e, normalize_title(f"{title} {sentence}"))) for title, sentence in pool
+    ])
+    scores = similarity + ENTITY_WEIGHT * overlap[:, None]
+    orders = [list(np.argsort(-scores[:, q])) for q in range(len(queries))]
     chosen: list[dict] = []
+    taken: set[int] = set()
     per_title: dict[str, int] = {}
-    for index in np.argsort(scores)[::-1]:
-        title, sentence = pool[index]
-        if per_title.get(title, 0) >= per_document:
-            continue
-        per_title[title] = per_title.get(title, 0) + 1
-        chosen.append({"title": title, "sentence": sentence, "score": round(scores[index], 4)})
-        if len(chosen) >= limit:
-            break
+    while len(chosen) < min(limit, len(pool)) and any(orders):
+        for order in orders:
+            while order:
+                index = order.pop(0)
+                title, sentence = pool[index]
+                if index in taken or per_title.get(title, 0) >= per_document:
+                    continue
+                taken.add(index)
+                per_title[title] = per_title.get(title, 0) + 1
+                chosen.append({"title": title, "sentence": sentence, "score": round(float(scores[index].max()), 4)})
+                break
+            if len(chosen) >= limit:
+                break
     return chosen

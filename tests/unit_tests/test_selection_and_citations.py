@@ -59,3 +59,20 @@ def test_bad_citations_are_caught(text, refs, problem):
 
 def test_invented_citation_numbers_are_dropped():
     assert drop_invalid_citations("A [1] B [7] C [0].", 2) == "A [1] B  C ."
+
+
+def test_evidence_is_verbatim_capped_per_document_and_covers_each_question():
+    from verification.evidence import rank_evidence
+
+    docs = [
+        {"title": "Cherie Currie", "text": "Cherie Currie is an American singer. Currie was the lead vocalist of "
+                                           "the Runaways. She became a solo artist. She has a sister."},
+        {"title": "Steve Augeri", "text": "Steve Augeri is an American rock singer. He sang for Journey."},
+    ]
+    chosen = rank_evidence("Steve Augeri and Cherie Currie are American.", docs, ["Steve Augeri"], 3,
+                           ["Who sang for Journey?"])
+    assert len(chosen) == 3
+    texts = {d["title"]: d["text"] for d in docs}
+    assert all(e["sentence"] in texts[e["title"]] for e in chosen)
+    assert sum(e["title"] == "Cherie Currie" for e in chosen) <= 2
+    assert any("Journey" in e["sentence"] for e in chosen)
