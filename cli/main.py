@@ -35,7 +35,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_check(args: argparse.Namespace) -> int:
     from graph import graph
     from lm.provider import local_engine_stats
-    from nodes.intake import validate_claim
+    from state.validation import validate_claim
     from retrieval.corpus import load_corpus
     from retrieval.service import get_retriever
     from state.context import Context

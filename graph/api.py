@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.builder import graph
-from nodes.intake import validate_claim
+from state.validation import validate_claim
 from state.context import Context
 from state.schema import OutputState
 

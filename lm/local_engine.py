@@ -97,15 +97,36 @@ class LlamaCppEngine:
         pass
 
 
+MAX_ITEMS = 5
+MAX_STRING = 240
+
+
+def bounded(schema: Any) -> Any:
+    """The schema with every list capped at MAX_ITEMS and every free string at MAX_STRING characters.
+
+    A 1.5B model sometimes repeats one item until max_tokens cuts the JSON off; the grammar then cannot
+    even start a sixth item, so replies stay short and always parse."""
+    if isinstance(schema, list):
+        return [bounded(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: bounded(value) for key, value in schema.items()}
+    if out.get("type") == "array":
+        out.setdefault("maxItems", MAX_ITEMS)
+    if out.get("type") == "string" and "enum" not in out:
+        out.setdefault("maxLength", MAX_STRING)
+    return out
+
+
 def _openai_response_format(fmt: dict) -> dict:
     """lm15 carries response_format in OpenAI's shape or as a bare schema; llama.cpp wants OpenAI's."""
-    if fmt.get("type") == "json_schema" and "schema" in fmt:
-        return {"type": "json_schema", "json_schema": {"name": fmt.get("name", "output"), "schema": fmt["schema"]}}
-    if fmt.get("type") in {"json_schema", "json_object", "text"}:
+    if fmt.get("type") in {"json_object", "text"}:
         return dict(fmt)
-    if "schema" in fmt:
-        return {"type": "json_schema", "json_schema": {"name": fmt.get("name", "output"), "schema": fmt["schema"]}}
-    return {"type": "json_schema", "json_schema": {"name": "output", "schema": fmt}}
+    if fmt.get("type") == "json_schema" and "json_schema" in fmt:
+        inner = fmt["json_schema"]
+        return {"type": "json_schema", "json_schema": {**inner, "schema": bounded(inner.get("schema", {}))}}
+    schema = fmt.get("schema", fmt)
+    return {"type": "json_schema", "json_schema": {"name": fmt.get("name", "output"), "schema": bounded(schema)}}
 
 
 class AsyncLlamaCppEngine:

@@ -7,33 +7,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from nodes.common import emit
-from state.context import MAX_CLAIM_CHARS
+from state.validation import message_text, validate_claim
 from state.schema import State
-
-
-def message_text(content: Any) -> str:
-    """A message's text, whether a string or a list of content blocks (as agent-chat-ui sends)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(
-            block if isinstance(block, str) else str(block.get("text", ""))
-            for block in content
-            if isinstance(block, str) or (isinstance(block, dict) and block.get("type", "text") == "text")
-        )
-    return ""
-
-
-def validate_claim(claim: Any) -> str:
-    """The claim, whitespace-normalised; ValueError naming the problem otherwise."""
-    if not isinstance(claim, str):
-        raise ValueError(f"claim must be a string, got {type(claim).__name__}")
-    text = " ".join("".join(ch if ch.isprintable() else " " for ch in claim).split())
-    if not text:
-        raise ValueError("claim is empty: give a factual statement to check")
-    if len(text) > MAX_CLAIM_CHARS:
-        raise ValueError(f"claim is {len(text)} characters long; the limit is {MAX_CLAIM_CHARS}")
-    return text
 
 
 def claim_from_state(state: State) -> tuple[str, bool]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -86,6 +88,20 @@ def test_a_chat_message_run_streams_every_node_and_ends_with_the_answer(server):
     assert values["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
 
 
-def test_an_empty_claim_gets_an_error_naming_the_problem(server):
-    _, _, errors, _ = asyncio.run(stream_run(server, {"claim": "   "}, {}))
-    assert errors and "claim" in str(errors[0]).lower()
+@pytest.mark.parametrize(
+    "payload, context, problem",
+    [({"claim": "   "}, {}, "claim is empty"),
+     ({"messages": [{"role": "human", "content": ""}]}, {}, "claim is empty"),
+     ({"claim": 42}, {}, "must be a string"),
+     ({"claim": "x" * 3000}, {}, "limit is 2000"),
+     ({"claim": "A claim."}, {"top_k": 0}, "top_k")],
+)
+def test_bad_input_is_refused_with_422_naming_the_problem(server, payload, context, problem):
+    request = urllib.request.Request(
+        f"{server}/runs/wait", method="POST", headers={"Content-Type": "application/json"},
+        data=json.dumps({"assistant_id": "claimhop", "input": payload, "context": context}).encode(),
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 422
+    assert problem in json.loads(refused.value.read())["detail"]

@@ -1,0 +1,77 @@
+"""ASGI middleware for `langgraph dev` (langgraph.json `http.app`): a run whose claim or settings are bad is
+refused with 422 and a message naming the problem, before a run is created."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+
+from state.context import Context
+from state.validation import message_text, validate_claim
+
+RUN_PATHS = re.compile(r"^/(threads/[^/]+/)?runs(/stream|/wait)?$")
+
+
+def problem_with(body: dict[str, Any]) -> str | None:
+    """The reason a run request cannot succeed, or None. Only the claimhop input shape is checked."""
+    payload = body.get("input")
+    if payload is None:  # resuming or continuing a thread without new input
+        return None
+    if not isinstance(payload, dict):
+        return "input must be an object with 'claim' or 'messages'"
+    try:
+        if "context" in body and body["context"] is not None:
+            Context.from_any(body["context"])
+        if payload.get("claim") not in (None, ""):
+            validate_claim(payload["claim"])
+        elif payload.get("messages"):
+            human = [m for m in payload["messages"] if isinstance(m, dict) and m.get("role", m.get("type")) in {"human", "user"}]
+            if human:
+                validate_claim(message_text(human[-1].get("content")))
+        else:
+            validate_claim(payload.get("claim", ""))
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+class ValidateRuns:
+    """Pure ASGI middleware: reads a run request's JSON body, checks it, then replays it to the server."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "POST" or not RUN_PATHS.match(scope["path"]):
+            return await self.app(scope, receive, send)
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        raw = b"".join(chunks)
+        try:
+            body = json.loads(raw or b"{}")
+            reason = problem_with(body) if isinstance(body, dict) else None
+        except json.JSONDecodeError:
+            reason = None  # not ours to judge: the server answers malformed JSON itself
+        if reason:
+            return await JSONResponse({"detail": reason}, status_code=422)(scope, receive, send)
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": raw, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+
+app = Starlette()
+app.add_middleware(ValidateRuns)
