@@ -37,7 +37,7 @@ def claimhop_system(settings: dict[str, Any]) -> SystemFn:
             "lm_steps": state.get("lm_calls", 0),
             "tokens": (after["prompt_tokens"] + after["completion_tokens"])
             - (before["prompt_tokens"] + before["completion_tokens"]),
-            "candidate_titles": list(state.get("candidates", {})),
+            "candidate_titles": list(dict.fromkeys(t for hop in state.get("hops", []) for t in hop["titles"])),
             "hops": state.get("hops", []),
             "degraded": state.get("degraded", []),
         }

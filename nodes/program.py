@@ -28,7 +28,7 @@ class ClaimHopProgram(dspy.Module):
         self.early_gap = dspy.Predict(EarlyGapAnalysis)
         self.bridge = dspy.Predict(PickBridgingEntities)
         self.gap = dspy.Predict(GapAnalysis)
-        self.verify = dspy.Predict(VerifyClaim)
+        self.verify = dspy.ChainOfThought(VerifyClaim)  # reasoning first: measured 4/5 vs 1/5 labels right
         self.explain = dspy.Predict(ExplainVerdict)
 
 

@@ -18,7 +18,7 @@ def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> di
                          "queries": ["Foxes soundtrack film"]},
         "missing": {"missing": [] if complete else ["who sang"], "entities": ["Cherie Currie"],
                     "queries": list(gap_queries), "complete": complete},
-        "evidence_ids": {"verdict": "SUPPORTED", "evidence_ids": [1, 2]},
+        "evidence_ids": {"reasoning": "Both are American.", "verdict": "SUPPORTED", "evidence_ids": [1, 2]},
         "statements": {"statements": [{"text": "Both are American singers", "evidence_id": 1},
                                       {"text": "An invented source", "evidence_id": 99}]},
         "entities": {"entities": ["Cherie Currie", "Not A Candidate"]},
