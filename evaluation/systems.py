@@ -45,12 +45,40 @@ def claimhop_system(settings: dict[str, Any]) -> SystemFn:
     return run
 
 
+def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
+    import dspy
+
+    from evaluation.baselines.diverse_coverage import DiverseCoverage
+    from lm.provider import get_lm, local_engine_stats
+    from state.context import Context
+
+    ctx = Context.from_any(settings)
+    module = DiverseCoverage(get_retriever(ctx.corpus_path or None), k=ctx.top_k)
+
+    def run(claim: str) -> dict[str, Any]:
+        before = local_engine_stats()
+        with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
+            out = module(claim=claim)
+        after = local_engine_stats()
+        return {
+            "titles": out.titles,
+            "lm_calls": after["calls"] - before["calls"],
+            "lm_steps": out.lm_calls,
+            "tokens": (after["prompt_tokens"] + after["completion_tokens"])
+            - (before["prompt_tokens"] + before["completion_tokens"]),
+            "queries": out.queries,
+        }
+
+    return run
+
+
 def make_systems(names: list[str], settings: dict[str, Any]) -> dict[str, SystemFn]:
     corpus = settings.get("corpus_path") or None
     known: dict[str, Callable[[], SystemFn]] = {
         "bm25": lambda: single_query("bm25", corpus),
         "dense": lambda: single_query("dense", corpus),
         "hybrid": lambda: single_query("hybrid", corpus),
+        "diverse-coverage": lambda: diverse_coverage_system(settings),
         "claimhop": lambda: claimhop_system(settings),
     }
     unknown = [n for n in names if n not in known]
