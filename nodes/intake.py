@@ -5,26 +5,34 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import HumanMessage
+from langgraph.types import Overwrite
 
 from nodes.common import emit
 from state.validation import message_text, validate_claim
 from state.schema import State
 
 
+# What one run accumulates; a new claim on the same (checkpointed) thread starts these afresh.
+PER_RUN_RESET = {
+    "hops": [], "candidates": {}, "gap_entities": [], "degraded": [], "lm_calls": 0,
+}
+
+
 def claim_from_state(state: State) -> tuple[str, bool]:
-    """(claim, came_from_messages): an explicit `claim` wins, else the latest human message."""
-    if state.get("claim") not in (None, ""):
+    """(claim, came_from_messages): a human message that nothing has answered yet is the claim (a chat turn);
+    otherwise the `claim` field."""
+    messages = state.get("messages") or []
+    if messages and isinstance(messages[-1], HumanMessage):
+        return validate_claim(message_text(messages[-1].content)), True
+    if state.get("claim") is not None:
         return validate_claim(state["claim"]), False
-    for message in reversed(state.get("messages") or []):
-        if isinstance(message, HumanMessage):
-            return validate_claim(message_text(message.content)), True
     raise ValueError("no claim given: pass `claim` or send it as a human message")
 
 
 def intake(state: State) -> dict:
     claim, from_messages = claim_from_state(state)
     emit("intake", event="claim", claim=claim)
-    update: dict = {"claim": claim, "iteration": 0, "lm_calls": 0}
+    update: dict = {"claim": claim, "iteration": 0, **{k: Overwrite(v) for k, v in PER_RUN_RESET.items()}}
     if not from_messages:
         update["messages"] = [HumanMessage(content=claim)]
     return update

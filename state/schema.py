@@ -79,6 +79,7 @@ class OutputState(TypedDict, total=False):
     verdict: Verdict
     answer: str
     degraded: Annotated[list[str], operator.add]
+    lm_calls: Annotated[int, operator.add]
     evidence: list[Evidence]
     selected: list[SelectedDoc]
     hops: list[Hop]
@@ -99,4 +100,3 @@ class State(InputState, OutputState, total=False):
     gap_complete: bool
     new_last_round: int
     missing: list[str]
-    lm_calls: Annotated[int, operator.add]

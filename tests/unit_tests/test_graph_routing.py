@@ -92,3 +92,24 @@ def test_model_fault_degrades_the_step_and_the_run_still_answers(monkeypatch, sm
 def test_bad_claims_are_rejected_with_a_clear_error(bad):
     with pytest.raises(ValueError, match="claim"):
         graph.invoke({"claim": bad})
+
+
+def test_a_second_claim_on_the_same_thread_starts_afresh(monkeypatch, small_corpus):
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from graph import build_graph
+
+    lm, _ = fake_lm(answers())
+    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    chat = build_graph().compile(checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "t1"}}
+    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 1}
+    first = chat.invoke({"messages": [HumanMessage("Steve Augeri is American.")]}, thread, context=ctx)
+    second = chat.invoke({"messages": [HumanMessage("Cherie Currie sang for The Runaways.")]}, thread, context=ctx)
+    assert first["claim"] == "Steve Augeri is American."
+    assert second["claim"] == "Cherie Currie sang for The Runaways."
+    assert second["hops"][0]["query"] == "Cherie Currie sang for The Runaways."
+    assert all(hop["query"] != "Steve Augeri is American." for hop in second["hops"])
+    assert second["lm_calls"] == first["lm_calls"]  # counted per run, not summed over the thread
+    assert len(second["messages"]) > len(first["messages"])  # the conversation itself is kept
