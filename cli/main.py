@@ -106,9 +106,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     summary = summarize(rows)
     table = render_table(summary)
     print(table)
-    picture = plot(summary, Path(args.plot) if args.plot else out.with_suffix(".png"))
     with open(out.with_suffix(".md"), "w", encoding="utf-8") as handle:
         handle.write(table + "\n")
+    picture = plot(summary, Path(args.plot) if args.plot else out.with_suffix(".png"))
     print(f"\nrows: {out}  table: {out.with_suffix('.md')}  plot: {picture}  ({len(claims)} claims)")
     return 0
 

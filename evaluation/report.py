@@ -107,8 +107,8 @@ def plot(summary: dict[str, dict], path: Path) -> Path:
             if g:
                 xs.append(j + i * width)
                 ys.append(g["recall@21"])
-                low.append(g["recall@21"] - g["ci95"][0])
-                high.append(g["ci95"][1] - g["recall@21"])
+                low.append(max(0.0, g["recall@21"] - g["ci95"][0]))  # rounding can put a bound a hair inside
+                high.append(max(0.0, g["ci95"][1] - g["recall@21"]))
         ax.bar(xs, ys, width, yerr=[low, high], capsize=3, label=system)
     ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(groups))])
     ax.set_xticklabels([f"{g}\n(n={summary[systems[0]]['groups'].get(g, {}).get('n', 0)})" for g in groups])

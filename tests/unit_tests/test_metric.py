@@ -36,3 +36,17 @@ def test_recall_at_k_only_where_the_system_returned_k():
 def test_verdict_mapping():
     assert label_of("SUPPORTED") == "SUPPORTED"
     assert label_of("CONTRADICTED") == label_of("INSUFFICIENT_INFO") == "NOT_SUPPORTED"
+
+
+def test_report_table_and_plot_for_perfect_and_zero_recall(tmp_path):
+    from evaluation.report import plot, render_table, summarize, wilson
+
+    rows = [{"system": s, "uid": str(i), "num_hops": 2 + i % 2, "label": "SUPPORTED", "recall@21": r,
+             "gold_fraction@21": r, "recall@5": None, "recall@10": None, "recall@50": None}
+            for i in range(4) for s, r in (("bm25", 0.0), ("claimhop", 1.0))]
+    summary = summarize(rows)
+    assert summary["claimhop"]["groups"]["all"]["n"] == 4
+    low, high = wilson(4, 4)
+    assert 0.4 < low < 1.0 and high == 1.0
+    assert "| claimhop | 1.000 (4," in render_table(summary)
+    assert plot(summary, tmp_path / "p.png").stat().st_size > 1000
