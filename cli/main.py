@@ -113,6 +113,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from evaluation.optimize import optimize, training_examples
+    from lm.provider import get_lm
+    from retrieval.service import get_retriever
+    from state.context import Context
+
+    if args.train < 2:
+        raise UsageError("--train must be at least 2")
+    ctx = Context.from_any(_settings(args))
+    manifest = optimize(get_retriever(ctx.corpus_path or None), get_lm(ctx.model), ctx,
+                        training_examples(args.train, args.seed), Path(args.out), args.demos)
+    print(json.dumps(manifest, indent=2))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="claimhop", description="Multi-hop evidence retrieval and claim verification.")
     sub = top.add_subparsers(dest="command", required=True)
@@ -141,6 +158,15 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
     evaluate.set_defaults(func=cmd_eval)
+    opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
+    opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")
+    opt.add_argument("--seed", type=int, default=0, help="seed of the training sample")
+    opt.add_argument("--demos", type=int, default=2, help="bootstrapped demos per step (default 2)")
+    opt.add_argument("--out", default="optimized/claimhop_program.json", help="where the program is saved")
+    opt.add_argument("--model", help="'local' (default) or a dspy.LM model name")
+    opt.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
+    opt.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings used by the hops")
+    opt.set_defaults(func=cmd_optimize)
     return top
 
 

@@ -32,17 +32,17 @@ class ClaimHopProgram(dspy.Module):
         self.explain = dspy.Predict(ExplainVerdict)
 
 
-_PROGRAMS: dict[bool, ClaimHopProgram] = {}
+_PROGRAMS: dict[str | None, ClaimHopProgram] = {}
 _LOCK = threading.Lock()
 
 
 def get_program(use_optimized: bool = True, path: Path = OPTIMIZED_PROGRAM) -> ClaimHopProgram:
     """One program per process; the optimised one when it was saved and the setting allows it."""
-    load = use_optimized and path.is_file()
+    key = str(path.resolve()) if use_optimized and path.is_file() else None
     with _LOCK:
-        if load not in _PROGRAMS:
+        if key not in _PROGRAMS:
             program = ClaimHopProgram()
-            if load:
-                program.load(str(path))
-            _PROGRAMS[load] = program
-        return _PROGRAMS[load]
+            if key is not None:
+                program.load(key)
+            _PROGRAMS[key] = program
+        return _PROGRAMS[key]

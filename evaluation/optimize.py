@@ -1,0 +1,88 @@
+"""`claimhop optimize`: compile the graph's retrieval-planning DSPy steps (decompose, early gap analysis) with
+BootstrapFewShot against retrieval recall on HotpotQA questions that share no claim with the HoVer dev set,
+and save the whole program as JSON, which the graph loads at start.
+
+Why those two steps: they write every query of the first two hops, which is where the gold documents are
+found or lost; the metric needs no LM judge, so a trace can be scored exactly. The LM's responses are cached
+on disk (DSPy's cache), so an interrupted run redone with the same options replays finished calls for free."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import time
+from pathlib import Path
+
+import dspy
+from dspy.teleprompt import BootstrapFewShot
+
+from evaluation.metric import all_gold_in
+from nodes.program import OPTIMIZED_PROGRAM, ClaimHopProgram
+from nodes.search import search_round
+from retrieval.atomic import write_json
+from retrieval.service import Retriever
+from state.context import Context
+
+TRAIN_QUESTIONS = Path(__file__).resolve().parent.parent / "hover_data" / "hotpotqa_questions_dev.jsonl.gz"
+
+
+def training_examples(limit: int, seed: int, path: Path = TRAIN_QUESTIONS) -> list[dspy.Example]:
+    """A seeded sample of HotpotQA questions (inputs as `claim`), with their gold titles."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    rows = random.Random(seed).sample(rows, min(limit, len(rows)))
+    return [
+        dspy.Example(claim=r["question"], supporting_titles=r["supporting_titles"], uid=r["uid"]).with_inputs("claim")
+        for r in rows
+    ]
+
+
+class RetrievalPlanner(dspy.Module):
+    """The graph's first two hops as one DSPy module: decompose + early gap analysis, then dual retrieval."""
+
+    def __init__(self, retriever: Retriever, ctx: Context, program: ClaimHopProgram | None = None):
+        super().__init__()
+        self.program = program or ClaimHopProgram()
+        self.retriever, self.ctx = retriever, ctx
+
+    def forward(self, claim: str) -> dspy.Prediction:
+        sub_questions = list(self.program.decompose(claim=claim).sub_questions or [])[: self.ctx.max_sub_questions]
+        queries = list(self.program.early_gap(claim=claim).queries or [])[: self.ctx.max_gap_queries]
+        found1, _ = search_round(self.retriever, [claim, *sub_questions], "phase1", self.ctx.phase1_k,
+                                 self.ctx.phase1_k, self.ctx.retrieval_mode)
+        found2, _ = search_round(self.retriever, queries or [claim], "phase2", self.ctx.phase2_k,
+                                 self.ctx.phase2_k, self.ctx.retrieval_mode)
+        return dspy.Prediction(titles=list(dict.fromkeys([*found1, *found2])))
+
+
+def pool_recall(example: dspy.Example, prediction: dspy.Prediction, trace=None) -> bool:
+    """1 when every gold title is among the documents the first two hops found."""
+    return all_gold_in(prediction.titles, example.supporting_titles, k=len(prediction.titles))
+
+
+def optimize(retriever: Retriever, lm: dspy.LM, ctx: Context, train: list[dspy.Example],
+             out: Path = OPTIMIZED_PROGRAM, max_demos: int = 2) -> dict:
+    """Compile, save the program (atomically, with a manifest of how it was made), return the manifest."""
+    started = time.perf_counter()
+    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+        baseline = RetrievalPlanner(retriever, ctx)
+        before = sum(pool_recall(ex, baseline(claim=ex.claim)) for ex in train) / len(train)
+        optimizer = BootstrapFewShot(metric=pool_recall, max_bootstrapped_demos=max_demos, max_labeled_demos=0)
+        compiled = optimizer.compile(RetrievalPlanner(retriever, ctx), trainset=train)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp.json")
+    compiled.program.save(str(tmp))
+    tmp.replace(out)
+    manifest = {
+        "optimizer": f"BootstrapFewShot(max_bootstrapped_demos={max_demos}, max_labeled_demos=0)",
+        "optimized_steps": ["decompose", "early_gap"],
+        "metric": "all gold titles among the documents of the first two hops (phase 1 + phase 2)",
+        "train": {"source": TRAIN_QUESTIONS.name, "uids": [ex.uid for ex in train]},
+        "train_pool_recall_before": round(before, 4),
+        "demos": {name: len(p.demos) for name, p in compiled.program.named_predictors()},
+        "seconds": round(time.perf_counter() - started, 1),
+        "model": lm.model,
+    }
+    write_json(out.with_suffix(".manifest.json"), manifest)
+    return manifest

@@ -1,0 +1,39 @@
+"""`claimhop optimize` end to end with a fake LM on the small corpus: it compiles, saves a program the graph
+can load, and records how it was made."""
+
+import json
+
+import dspy
+
+from evaluation.optimize import optimize, pool_recall
+from fakes import fake_lm
+from nodes.program import ClaimHopProgram, get_program
+from retrieval.corpus import load_corpus
+from retrieval.index_store import build_indexes
+from retrieval.service import Retriever
+from state.context import Context
+
+
+def test_compiles_saves_and_loads(small_corpus, tmp_path):
+    corpus = load_corpus(small_corpus)
+    retriever = Retriever(corpus, build_indexes(corpus, tmp_path / "idx"))
+    lm, _ = fake_lm({
+        "sub_questions": {"sub_questions": ["Who sang for Journey?"]},
+        "facts_needed": {"facts_needed": ["x"], "entities": ["Steve Augeri"], "queries": ["Steve Augeri"]},
+    })
+    train = [dspy.Example(claim="Who sang for Journey?", supporting_titles=["Steve Augeri"], uid="a").with_inputs("claim"),
+             dspy.Example(claim="Which band?", supporting_titles=["Nowhere Title"], uid="b").with_inputs("claim")]
+    out = tmp_path / "program.json"
+    manifest = optimize(retriever, lm, Context(phase1_k=3, phase2_k=3), train, out, max_demos=2)
+    assert manifest["train_pool_recall_before"] == 0.5  # "Nowhere Title" is not in the corpus
+    assert sum(manifest["demos"].values()) >= 2  # the passing example became a demo of both steps
+    loaded = get_program(True, out)
+    assert isinstance(loaded, ClaimHopProgram)
+    assert len(loaded.decompose.demos) == 1 and loaded.decompose.demos[0]["claim"] == "Who sang for Journey?"
+    assert json.loads(out.with_suffix(".manifest.json").read_text())["train"]["uids"] == ["a", "b"]
+
+
+def test_pool_recall_counts_every_gold_title():
+    ex = dspy.Example(claim="c", supporting_titles=["A", "B"]).with_inputs("claim")
+    assert pool_recall(ex, dspy.Prediction(titles=["a", "b", "c"]))
+    assert not pool_recall(ex, dspy.Prediction(titles=["a"]))
