@@ -19,7 +19,7 @@ from dspy.teleprompt import BootstrapFewShot
 
 from evaluation.metric import all_gold_in
 from nodes.program import OPTIMIZED_PROGRAM, ClaimHopProgram
-from nodes.search import search_round
+from nodes.dual_retrieval import dual_phase_search
 from retrieval.atomic import write_json
 from retrieval.service import Retriever
 from state.context import Context
@@ -49,11 +49,8 @@ class RetrievalPlanner(dspy.Module):
     def forward(self, claim: str) -> dspy.Prediction:
         sub_questions = list(self.program.decompose(claim=claim).sub_questions or [])[: self.ctx.max_sub_questions]
         queries = list(self.program.early_gap(claim=claim).queries or [])[: self.ctx.max_gap_queries]
-        found1, _ = search_round(self.retriever, [claim, *sub_questions], "phase1", self.ctx.phase1_k,
-                                 self.ctx.phase1_k, self.ctx.retrieval_mode)
-        found2, _ = search_round(self.retriever, queries or [claim], "phase2", self.ctx.phase2_k,
-                                 self.ctx.phase2_k, self.ctx.retrieval_mode)
-        return dspy.Prediction(titles=list(dict.fromkeys([*found1, *found2])))
+        found, _ = dual_phase_search(self.retriever, claim, sub_questions, queries or [claim], self.ctx)
+        return dspy.Prediction(titles=list(found))
 
 
 def pool_recall(example: dspy.Example, prediction: dspy.Prediction, trace=None) -> bool:

@@ -19,6 +19,15 @@ def single_query(mode: str, corpus_path: str | None) -> SystemFn:
     return run
 
 
+def lm_use(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """LM calls and tokens the local model served between two readings (cache hits cost nothing)."""
+    return {
+        "lm_calls": after["calls"] - before["calls"],
+        "tokens": (after["prompt_tokens"] + after["completion_tokens"])
+        - (before["prompt_tokens"] + before["completion_tokens"]),
+    }
+
+
 def claimhop_system(settings: dict[str, Any]) -> SystemFn:
     from graph import graph
     from lm.provider import local_engine_stats
@@ -29,14 +38,11 @@ def claimhop_system(settings: dict[str, Any]) -> SystemFn:
     def run(claim: str) -> dict[str, Any]:
         before = local_engine_stats()
         state = graph.invoke({"claim": claim}, context=ctx)
-        after = local_engine_stats()
         return {
             "titles": [d["title"] for d in state["selected"]],
             "verdict": state.get("verdict"),
-            "lm_calls": after["calls"] - before["calls"],
+            **lm_use(before, local_engine_stats()),
             "lm_steps": state.get("lm_calls", 0),
-            "tokens": (after["prompt_tokens"] + after["completion_tokens"])
-            - (before["prompt_tokens"] + before["completion_tokens"]),
             "candidate_titles": list(dict.fromkeys(t for hop in state.get("hops", []) for t in hop["titles"])),
             "hops": state.get("hops", []),
             "degraded": state.get("degraded", []),
@@ -59,13 +65,10 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
         before = local_engine_stats()
         with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
             out = module(claim=claim)
-        after = local_engine_stats()
         return {
             "titles": out.titles,
-            "lm_calls": after["calls"] - before["calls"],
+            **lm_use(before, local_engine_stats()),
             "lm_steps": out.lm_calls,
-            "tokens": (after["prompt_tokens"] + after["completion_tokens"])
-            - (before["prompt_tokens"] + before["completion_tokens"]),
             "queries": out.queries,
         }
 
