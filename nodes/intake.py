@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.types import Overwrite
