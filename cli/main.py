@@ -33,13 +33,13 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from cli.render import render_event
     from graph import graph
     from lm.provider import local_engine_stats
-    from state.validation import validate_claim
     from retrieval.corpus import load_corpus
     from retrieval.service import get_retriever
     from state.context import Context
-    from cli.render import render_event
+    from state.validation import validate_claim
 
     claim = validate_claim(args.claim)
     ctx = Context.from_any(_settings(args))
@@ -81,13 +81,13 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     import hashlib
+    from pathlib import Path
 
     from evaluation.data import DEV_CLAIMS, load_claims
     from evaluation.report import plot, render_table, summarize
     from evaluation.runner import run_eval
     from evaluation.systems import make_systems
     from nodes.program import OPTIMIZED_PROGRAM
-    from pathlib import Path
     from state.context import Context
 
     hops = {int(h) for h in args.hops.split(",")} if args.hops else None

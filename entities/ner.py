@@ -24,7 +24,7 @@ def _clean(name: str) -> str:
     name = name.strip().strip(".,;:'’\"").strip()
     if name[:4].lower() == "the ":
         name = name[4:]
-    if name.endswith("'s") or name.endswith("’s"):
+    if name.endswith(("'s", "’s")):
         name = name[:-2]
     return name.strip()
 

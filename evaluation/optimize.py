@@ -18,8 +18,8 @@ import dspy
 from dspy.teleprompt import BootstrapFewShot
 
 from evaluation.metric import all_gold_in
-from nodes.program import OPTIMIZED_PROGRAM, ClaimHopProgram
 from nodes.dual_retrieval import dual_phase_search
+from nodes.program import OPTIMIZED_PROGRAM, ClaimHopProgram
 from retrieval.atomic import write_json
 from retrieval.service import Retriever
 from state.context import Context

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from graph.builder import graph
-from state.validation import validate_claim
 from state.context import Context
 from state.schema import OutputState
+from state.validation import validate_claim
 
 
 def check_claim(claim: str, **settings: Any) -> OutputState:

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from entities.matching import is_about
-from nodes.common import call_lm, clean_list, emit, program_for, retriever_for, say, settings_of
+from nodes.common import (
+    call_lm,
+    clean_list,
+    emit,
+    program_for,
+    retriever_for,
+    say,
+    settings_of,
+)
 from nodes.search import candidate
 from retrieval.service import Retriever
 from retrieval.titles import normalize_title
@@ -67,7 +75,7 @@ def bridge(state: State, runtime) -> dict:
             lambda: program.bridge(
                 claim=state["claim"], sub_questions=state.get("sub_questions", []), candidates=shown
             ).entities,
-            lambda: [],
+            list,
         )
         picked = clean_list(result, ctx.max_bridge_entities)
         calls = 1

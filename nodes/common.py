@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import dspy
 from langchain_core.messages import AIMessage
@@ -53,7 +54,7 @@ def call_lm(ctx: Context, node: str, step: Callable[[], T], fallback: Callable[[
     try:
         with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
             return step(), None
-    except Exception as err:  # a model fault must not end the run: the node has a deterministic fallback
+    except Exception as err:  # noqa: BLE001 - a model fault must not end the run: the node has a deterministic fallback
         reason = f"{node}: {type(err).__name__}: {str(err)[:200]}"
         log.warning("LM step degraded, using fallback: %s", reason)
         emit(node, event="degraded", reason=reason)

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from entities.matching import is_about
-from nodes.common import call_lm, clean_list, emit, program_for, retriever_for, say, settings_of
+from nodes.common import (
+    call_lm,
+    clean_list,
+    emit,
+    program_for,
+    retriever_for,
+    say,
+    settings_of,
+)
 from nodes.search import search_round
 from state.schema import State
 

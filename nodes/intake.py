@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-
 from langchain_core.messages import HumanMessage
 from langgraph.types import Overwrite
 
 from nodes.common import emit
-from state.validation import message_text, validate_claim
 from state.schema import State
-
+from state.validation import message_text, validate_claim
 
 # What one run accumulates; a new claim on the same (checkpointed) thread starts these afresh.
 PER_RUN_RESET = {

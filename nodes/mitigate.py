@@ -55,7 +55,7 @@ def mitigate(state: State, runtime) -> dict:
         ctx,
         "mitigate",
         lambda: program.explain(claim=state["claim"], verdict=verdict, evidence=numbered(evidence)).statements,
-        lambda: [],
+        list,
     )
     body = " ".join(cited_statements(statements, evidence)) or extractive_explanation(evidence)
     explanation = f"{HEADLINES[verdict]} {body}".strip()

@@ -17,14 +17,14 @@ class DenseIndex:
         self.index = index
 
     @classmethod
-    def from_vectors(cls, vectors: np.ndarray) -> "DenseIndex":
+    def from_vectors(cls, vectors: np.ndarray) -> DenseIndex:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         index = faiss.IndexFlatIP(vectors.shape[1])
         index.add(vectors)
         return cls(index)
 
     @classmethod
-    def load(cls, path: Path) -> "DenseIndex":
+    def load(cls, path: Path) -> DenseIndex:
         return cls(faiss.read_index(str(path)))
 
     def save(self, path: Path) -> None:

@@ -49,9 +49,8 @@ def build_embeddings(corpus: Corpus, target: Path, batch_size: int = 256) -> np.
             chunks.append(encode(batch, batch_size=64))
             bar.update(stop - start)
     vectors = np.concatenate(chunks).astype(np.float16)
-    with atomic_path(target) as tmp:
-        with open(tmp, "wb") as handle:
-            np.save(handle, vectors)
+    with atomic_path(target) as tmp, open(tmp, "wb") as handle:
+        np.save(handle, vectors)
     write_json(
         manifest_path(target),
         {

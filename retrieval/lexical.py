@@ -19,13 +19,13 @@ class BM25Index:
         self.model = model
 
     @classmethod
-    def build(cls, documents: list[str]) -> "BM25Index":
+    def build(cls, documents: list[str]) -> BM25Index:
         model = bm25s.BM25()
         model.index(_tokenize(documents, show_progress=True), show_progress=True)
         return cls(model)
 
     @classmethod
-    def load(cls, folder: Path) -> "BM25Index":
+    def load(cls, folder: Path) -> BM25Index:
         return cls(bm25s.BM25.load(str(folder)))
 
     def save(self, folder: Path) -> None:

@@ -60,7 +60,7 @@ class Context:
             setattr(self, f.name, _check(f, value))
 
     @classmethod
-    def from_any(cls, value: "Context | dict | None") -> "Context":
+    def from_any(cls, value: Context | dict | None) -> Context:
         """Accept what LangGraph hands a node: a Context, a plain dict (server, Studio), or nothing."""
         if isinstance(value, Context):
             return value
@@ -109,8 +109,8 @@ def _check(f, value: Any) -> Any:
             raise ValueError(f"setting {f.name}={value} is out of range [{low}, {high}]")
         return value
     if not isinstance(value, str):
-        raise ValueError(f"setting {f.name} must be a string, got {type(value).__name__}")
-    if kind.startswith("typing.Literal") or kind.startswith("Literal"):
+        raise ValueError(f"setting {f.name} must be a string, got {type(value).__name__}")  # noqa: TRY004 - one error type for bad input
+    if kind.startswith(("typing.Literal", "Literal")):
         allowed = get_args(get_type_hints(Context)[f.name])
         if value not in allowed:
             raise ValueError(f"setting {f.name} must be one of {', '.join(allowed)}, got {value!r}")

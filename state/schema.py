@@ -5,10 +5,11 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Literal
 
-from typing_extensions import TypedDict  # pydantic (Studio schemas) needs this one on Python < 3.12
-
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from typing_extensions import (
+    TypedDict,  # pydantic (Studio schemas) needs this one on Python < 3.12
+)
 
 Verdict = Literal["SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"]
 

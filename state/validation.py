@@ -10,7 +10,7 @@ from state.context import MAX_CLAIM_CHARS
 def validate_claim(claim: Any) -> str:
     """The claim, whitespace-normalised and stripped of control characters; ValueError naming the problem."""
     if not isinstance(claim, str):
-        raise ValueError(f"claim must be a string, got {type(claim).__name__}")
+        raise ValueError(f"claim must be a string, got {type(claim).__name__}")  # noqa: TRY004 - one error type for bad input
     text = " ".join("".join(ch if ch.isprintable() else " " for ch in claim).split())
     if not text:
         raise ValueError("claim is empty: give a factual statement to check")

@@ -1,9 +1,9 @@
 """The diverse-coverage baseline's selection logic with a fake LM on the small real corpus."""
 
 import dspy
+from fakes import fake_lm
 
 from evaluation.baselines.diverse_coverage import DiverseCoverage
-from fakes import fake_lm
 from retrieval.corpus import load_corpus
 from retrieval.fusion import reciprocal_rank_fusion
 from retrieval.index_store import build_indexes

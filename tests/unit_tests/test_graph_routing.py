@@ -4,10 +4,11 @@ and model faults degrade a step instead of ending the run."""
 from __future__ import annotations
 
 import pytest
+from fakes import fake_lm
 
 import nodes.common
-from fakes import fake_lm
 from graph import NODE_ORDER, graph
+
 
 def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> dict:
     """Replies keyed by an output field that identifies each signature ("entities" last: EarlyGapAnalysis
@@ -41,7 +42,7 @@ def run(monkeypatch, corpus, reply: dict, **settings):
 
 
 def test_every_node_runs_in_order_and_loop_stops_after_max_iterations(monkeypatch, small_corpus):
-    updates, final, engine = run(monkeypatch, small_corpus, answers(), max_iterations=2, top_k=5, loop_k=2)
+    updates, final, _ = run(monkeypatch, small_corpus, answers(), max_iterations=2, top_k=5, loop_k=2)
     first_seen = list(dict.fromkeys(updates))
     assert first_seen == NODE_ORDER
     assert final["iteration"] <= 2
@@ -60,7 +61,7 @@ def test_loop_stops_when_analysis_says_complete(monkeypatch, small_corpus):
 
 
 def test_loop_is_skipped_when_turned_off(monkeypatch, small_corpus):
-    updates, final, engine = run(monkeypatch, small_corpus, answers(), max_iterations=0)
+    updates, _, engine = run(monkeypatch, small_corpus, answers(), max_iterations=0)
     assert "gap_loop" not in updates
     assert "missing" not in engine.calls
 

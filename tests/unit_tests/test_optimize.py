@@ -4,9 +4,9 @@ can load, and records how it was made."""
 import json
 
 import dspy
+from fakes import fake_lm
 
 from evaluation.optimize import optimize, pool_recall
-from fakes import fake_lm
 from nodes.program import ClaimHopProgram, get_program
 from retrieval.corpus import load_corpus
 from retrieval.index_store import build_indexes

@@ -5,7 +5,12 @@ import json
 import pytest
 
 from retrieval.corpus import CorpusError, load_corpus
-from retrieval.index_store import IndexNotBuiltError, build_indexes, load_indexes, open_indexes
+from retrieval.index_store import (
+    IndexNotBuiltError,
+    build_indexes,
+    load_indexes,
+    open_indexes,
+)
 from retrieval.service import Retriever
 from retrieval.titles import TitleIndex, normalize_title
 

@@ -4,7 +4,11 @@ import pytest
 
 from nodes.select_documents import score_candidates
 from state.context import Context
-from verification.citations import CitationError, check_citations, drop_invalid_citations
+from verification.citations import (
+    CitationError,
+    check_citations,
+    drop_invalid_citations,
+)
 
 
 def cand(title, text, score=0.01):
