@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from typing import Any
@@ -79,6 +80,12 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def stop_at_once_on_ctrl_c() -> None:
+    """Long runs block in native code (llama.cpp), where Python's KeyboardInterrupt cannot reach them.
+    Every finished row is already fsynced, so Ctrl-C may simply end the process; rerunning resumes."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     import hashlib
     from pathlib import Path
@@ -90,6 +97,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from nodes.program import OPTIMIZED_PROGRAM
     from state.context import Context
 
+    stop_at_once_on_ctrl_c()
     hops = {int(h) for h in args.hops.split(",")} if args.hops else None
     claims = load_claims(args.claims or DEV_CLAIMS, args.limit, hops, args.seed)
     if not claims:
@@ -121,6 +129,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     from retrieval.service import get_retriever
     from state.context import Context
 
+    stop_at_once_on_ctrl_c()
     if args.train < 2:
         raise UsageError("--train must be at least 2")
     ctx = Context.from_any(_settings(args))
