@@ -42,13 +42,25 @@ def name_spans(text: str) -> list[str]:
     return spans
 
 
+def merged_entities(doc) -> list:
+    """Kept entities, with touching ones joined: the small model splits "the 1970 Asian Games" into
+    "the 1970" + "Asian Games", and only the whole name is an article's title."""
+    spans = []
+    for ent in doc.ents:
+        if spans and spans[-1].end == ent.start and ent.label_ in _KEEP:
+            spans[-1] = doc[spans[-1].start : ent.end]
+        elif ent.label_ in _KEEP or ent.label_ == "DATE":
+            spans.append(ent)
+    return [span for span in spans if span.label_ != "DATE" or len(span.ents) > 1]
+
+
 def extract_entities(texts: list[str], with_spans: bool = False) -> list[list[str]]:
     """Entities per text in order of appearance, deduplicated; optionally with capitalised spans added."""
     with _LOCK:  # spaCy pipelines are not documented as thread-safe
         docs = list(_nlp().pipe(texts, batch_size=32))
     result = []
     for text, doc in zip(texts, docs):
-        found = [_clean(ent.text) for ent in doc.ents if ent.label_ in _KEEP]
+        found = [_clean(ent.text) for ent in merged_entities(doc)]
         if with_spans:
             found += name_spans(text)
         result.append(unique([f for f in found if len(f) > 1]))

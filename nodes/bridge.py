@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import zip_longest
+
 from entities.matching import is_about
 from nodes.common import (
     call_lm,
@@ -48,15 +50,16 @@ def fetch_entities(
 
 
 def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
-    """Keep the LM's picks that are real candidates (by normalised name), then top up from the ranking."""
+    """The LM's picks that are real candidates (by normalised name), interleaved with the ranking's best:
+    a small model's judgement is hedged by the entity ranking instead of replacing it."""
     by_key = {normalize_title(name): name for name in ranked}
-    chosen = [by_key[normalize_title(p)] for p in picked if normalize_title(p) in by_key]
-    for name in ranked:
-        if len(chosen) >= limit:
-            break
-        if name not in chosen:
-            chosen.append(name)
-    return list(dict.fromkeys(chosen))[:limit]
+    valid = [by_key[normalize_title(p)] for p in picked if normalize_title(p) in by_key]
+    chosen: list[str] = []
+    for pair in zip_longest(valid, ranked):
+        for name in pair:
+            if name is not None and name not in chosen and len(chosen) < limit:
+                chosen.append(name)
+    return chosen
 
 
 def bridge(state: State, runtime) -> dict:
@@ -87,6 +90,7 @@ def bridge(state: State, runtime) -> dict:
     new = [t for t in found if t not in state.get("candidates", {})]
     return {
         "bridge_entities": entities,
+        "gap_entities": entities,  # what the bridge looked up counts for selection like the gap analyses' entities
         "candidates": found,
         "hops": hops,
         "lm_calls": calls,

@@ -15,11 +15,13 @@ from state.schema import State
 
 DOCS_SCANNED = 30
 KEPT = 40
+CLAIM_ARTICLE_BONUS = 3.0  # follow the links of the claim's own articles before re-searching names it already gave
 
 
 def rank_uncovered_entities(state: State) -> list[str]:
     """Entities not yet the title of a candidate, scored by the retrieval scores of the documents naming them,
-    plus a boost when the claim or the gap analysis names them too."""
+    plus a boost when the claim or the gap analysis names them too, and when they stand in the article of an
+    entity the claim names (that article is where the next hop starts: "Chandgi Ram" -> "1970 Asian Games")."""
     candidates = sorted(state.get("candidates", {}).values(), key=lambda c: -c["retrieval_score"])[:DOCS_SCANNED]
     if not candidates:
         return []
@@ -28,11 +30,13 @@ def rank_uncovered_entities(state: State) -> list[str]:
     claim_text = normalize_title(" ".join([state["claim"], *state.get("sub_questions", [])]))
     scores: dict[str, float] = defaultdict(float)
     names: dict[str, str] = {}
+    claim_entities = state.get("claim_entities", [])
     for cand, found in zip(candidates, ner([c["text"] for c in candidates])):
+        from_claim_article = any(is_about(e, cand["title"]) for e in claim_entities)
         for entity in found:
             key = normalize_title(entity)
             names.setdefault(key, entity)
-            scores[key] += cand["retrieval_score"] / top
+            scores[key] += cand["retrieval_score"] / top + (CLAIM_ARTICLE_BONUS if from_claim_article else 0.0)
     for entity in [*state.get("claim_entities", []), *state.get("gap_entities", [])]:
         key = normalize_title(entity)
         names.setdefault(key, entity)

@@ -80,3 +80,29 @@ def test_evidence_is_verbatim_capped_per_document_and_covers_each_question():
     assert all(e["sentence"] in texts[e["title"]] for e in chosen)
     assert sum(e["title"] == "Cherie Currie" for e in chosen) <= 2
     assert any("Journey" in e["sentence"] for e in chosen)
+
+
+def test_entities_of_a_claim_entitys_article_rank_first_and_fragments_are_dropped():
+    from nodes.extract_entities import rank_uncovered_entities
+
+    state = {
+        "claim": "Chandgi Ram won a gold medal in 1970 at a continental multi-sport event.",
+        "claim_entities": ["Chandgi Ram"],
+        "candidates": {
+            "Noise": cand("Noise", "The Paris Marathon is a race in Paris, France.", 0.016),
+            "Chandgi Ram": cand("Chandgi Ram", "Chandgi Ram was an Indian wrestler who won gold at the "
+                                               "1970 Asian Games in Bangkok.", 0.010),
+        },
+    }
+    ranked = rank_uncovered_entities(state)
+    assert ranked.index("1970 Asian Games") < ranked.index("Paris Marathon")
+    assert "Chandgi Ram" not in ranked  # covered: its article is already a candidate
+
+
+def test_bridge_choice_interleaves_lm_picks_with_the_ranking():
+    from nodes.bridge import choose
+
+    ranked = ["1970 Asian Games", "Bangkok", "Argentina", "Gold Medal", "India"]
+    assert choose(["Argentina", "Gold Medal", "Invented"], ranked, 4) == [
+        "Argentina", "1970 Asian Games", "Gold Medal", "Bangkok"]
+    assert choose([], ranked, 2) == ["1970 Asian Games", "Bangkok"]
