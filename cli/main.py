@@ -86,6 +86,19 @@ def stop_at_once_on_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def code_digest() -> bytes:
+    """Hash of the code that decides a run's results, so a resumed eval never mixes rows of two versions."""
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for package in ("graph", "nodes", "state", "retrieval", "entities", "verification", "lm", "evaluation"):
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
+    return digest.digest()
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     import hashlib
     from pathlib import Path
@@ -106,7 +119,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     ctx = Context.from_any(settings)
     program = OPTIMIZED_PROGRAM.read_bytes() if ctx.use_optimized_program and OPTIMIZED_PROGRAM.is_file() else b""
     fingerprint = hashlib.sha256(
-        json.dumps(settings, sort_keys=True).encode() + hashlib.sha256(program).digest()
+        json.dumps(settings, sort_keys=True).encode() + hashlib.sha256(program).digest() + code_digest()
     ).hexdigest()[:16]
     systems = make_systems([s.strip() for s in args.systems.split(",") if s.strip()], settings)
     out = Path(args.out)
