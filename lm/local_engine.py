@@ -13,6 +13,10 @@ from typing import Any
 
 from dspy.lm15 import Response, response_from_openai_chat, response_to_events
 
+# RAM for llama.cpp's prompt-state cache: a 600-token prompt of the 1.5B model takes ~17 MB, so this holds
+# every signature's prefix many times over while bounding memory.
+PROMPT_CACHE_MIB = 512
+
 
 class LocalModelError(RuntimeError):
     """The local model failed to answer; the message says how."""
@@ -42,6 +46,10 @@ class LlamaCppEngine:
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.verbosity = -1
+        # llama.cpp keeps recent prompt states in RAM and restores the longest matching prefix, so a
+        # signature's long system message is processed once, not on every call (~2x faster prompts here).
+        params.cache_prompt = True
+        params.cache_ram_mib = PROMPT_CACHE_MIB
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self._server = xllamacpp.Server(params)
@@ -52,7 +60,7 @@ class LlamaCppEngine:
 
     def chat(self, body: dict) -> dict:
         """One OpenAI-style chat completion, serialised with every other call in the process."""
-        body = {"temperature": 0.0, "cache_prompt": False, **body}
+        body = {"temperature": 0.0, "cache_prompt": True, **body}
         with self._lock:
             result = self._server.handle_chat_completions(body)
             self.calls += 1
