@@ -1,17 +1,19 @@
 """The claimhop StateGraph: decompose -> early gap -> dual retrieval -> entities -> bridge -> gap loop ->
-select -> verify -> mitigate. Built once at import; `graph` is what langgraph.json serves."""
+select -> verify -> mitigate; a follow-up question on a checked thread goes intake -> follow_up.
+Built once at import; `graph` is what langgraph.json serves."""
 
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from graph.routers import route_after_bridge, route_after_gap_loop
+from graph.routers import route_after_bridge, route_after_gap_loop, route_after_intake
 from nodes import (
     bridge,
     decompose,
     dual_retrieval,
     early_gap,
     extract_entities,
+    follow_up,
     gap_loop,
     intake,
     mitigate,
@@ -33,11 +35,11 @@ def build_graph() -> StateGraph:
         ("intake", intake), ("decompose", decompose), ("early_gap", early_gap),
         ("dual_retrieval", dual_retrieval), ("extract_entities", extract_entities), ("bridge", bridge),
         ("gap_loop", gap_loop), ("select_documents", select_documents), ("verify", verify),
-        ("mitigate", mitigate),
+        ("mitigate", mitigate), ("follow_up", follow_up),
     ]:
         builder.add_node(name, node)
     builder.add_edge(START, "intake")
-    builder.add_edge("intake", "decompose")
+    builder.add_conditional_edges("intake", route_after_intake)
     builder.add_edge("decompose", "early_gap")
     builder.add_edge("early_gap", "dual_retrieval")
     builder.add_edge("dual_retrieval", "extract_entities")
@@ -47,6 +49,7 @@ def build_graph() -> StateGraph:
     builder.add_edge("select_documents", "verify")
     builder.add_edge("verify", "mitigate")
     builder.add_edge("mitigate", END)
+    builder.add_edge("follow_up", END)
     return builder
 
 

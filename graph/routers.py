@@ -10,6 +10,11 @@ from state.context import Context
 from state.schema import State
 
 
+def route_after_intake(state: State) -> Literal["decompose", "follow_up"]:
+    """A follow-up question is answered from the thread's earlier check; anything else is a new check."""
+    return "follow_up" if state.get("turn") == "follow_up" else "decompose"
+
+
 def route_after_bridge(state: State, runtime: Runtime[Context]) -> Literal["gap_loop", "select_documents"]:
     """Enter the gap loop unless it is turned off (max_iterations = 0)."""
     ctx = Context.from_any(runtime.context)

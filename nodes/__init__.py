@@ -5,6 +5,7 @@ from nodes.decompose import decompose
 from nodes.dual_retrieval import dual_retrieval
 from nodes.early_gap import early_gap
 from nodes.extract_entities import extract_entities
+from nodes.follow_up import follow_up
 from nodes.gap_loop import gap_loop
 from nodes.intake import intake
 from nodes.mitigate import mitigate
@@ -12,6 +13,6 @@ from nodes.select_documents import select_documents
 from nodes.verify import verify
 
 __all__ = [
-    "bridge", "decompose", "dual_retrieval", "early_gap", "extract_entities", "gap_loop", "intake",
+    "bridge", "decompose", "dual_retrieval", "early_gap", "extract_entities", "follow_up", "gap_loop", "intake",
     "mitigate", "select_documents", "verify",
 ]

@@ -8,6 +8,7 @@ from pathlib import Path
 import dspy
 
 from nodes.signatures import (
+    AnswerFollowUp,
     DecomposeClaim,
     EarlyGapAnalysis,
     ExplainVerdict,
@@ -30,6 +31,7 @@ class ClaimHopProgram(dspy.Module):
         self.gap = dspy.Predict(GapAnalysis)
         self.verify = dspy.ChainOfThought(VerifyClaim)  # reasoning first: measured 4/5 vs 1/5 labels right
         self.explain = dspy.Predict(ExplainVerdict)
+        self.follow_up = dspy.Predict(AnswerFollowUp)
 
 
 _PROGRAMS: dict[str | None, ClaimHopProgram] = {}

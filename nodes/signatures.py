@@ -79,3 +79,14 @@ class ExplainVerdict(dspy.Signature):
     verdict: str = dspy.InputField()
     evidence: list[str] = dspy.InputField(desc="'[n] title: sentence'")
     statements: list[CitedStatement] = dspy.OutputField(desc="2-4 statements, each with its evidence number n")
+
+
+class AnswerFollowUp(dspy.Signature):
+    """Answer a user's follow-up question about an earlier fact check, using only the evidence sentences and the
+    verdict given. Cite the evidence you use as [n]. If the evidence does not answer the question, say so."""
+
+    question: str = dspy.InputField()
+    claim: str = dspy.InputField(desc="the claim that was checked")
+    verdict: str = dspy.InputField()
+    evidence: list[str] = dspy.InputField(desc="'[n] title: sentence'")
+    answer: str = dspy.OutputField(desc="2-4 sentences with [n] citations")

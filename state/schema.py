@@ -77,6 +77,9 @@ class InputState(TypedDict, total=False):
 
 class OutputState(TypedDict, total=False):
     claim: str
+    turn: Literal["check", "follow_up"]
+    question: str
+    follow_up: str
     verdict: Verdict
     answer: str
     degraded: Annotated[list[str], operator.add]
