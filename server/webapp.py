@@ -1,18 +1,23 @@
-"""ASGI middleware for `langgraph dev` (langgraph.json `http.app`): a run whose claim or settings are bad is
-refused with 422 and a message naming the problem, before a run is created."""
+"""What `langgraph dev` serves besides the graph (langgraph.json `http.app`): the chat page at /ui, and a
+middleware that refuses a run whose claim or settings are bad with 422 naming the problem, before a run is
+created."""
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, RedirectResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from state.context import Context
 from state.validation import message_text, validate_claim
 
+FRONTEND = Path(__file__).resolve().parent.parent / "frontend"
 RUN_PATHS = re.compile(r"^/(threads/[^/]+/)?runs(/stream|/wait)?$")
 
 
@@ -73,5 +78,12 @@ class ValidateRuns:
         return await self.app(scope, replay, send)
 
 
-app = Starlette()
+async def to_ui(request):
+    return RedirectResponse("/ui/")
+
+
+app = Starlette(routes=[
+    Route("/ui", to_ui),
+    Mount("/ui/", StaticFiles(directory=FRONTEND, html=True), name="ui"),
+])
 app.add_middleware(ValidateRuns)

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
+from claims import hover_claim
 
 from graph import NODE_ORDER, graph
 
 ROOT = Path(__file__).resolve().parents[2]
 VERDICTS = {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
-
-
-def hover_claim(uid_prefix: str) -> dict:
-    for line in (ROOT / "hover_data" / "claims_dev.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        if row["uid"].startswith(uid_prefix):
-            return row
-    raise LookupError(uid_prefix)
 
 
 @pytest.fixture(scope="module")

@@ -1,91 +1,90 @@
-"""`langgraph dev` serves the graph offline on a free port; a run through langgraph_sdk streams every node."""
+"""`langgraph dev` serves the graph offline on a free port; a chat run through langgraph_sdk streams every node
+(values, messages-tuple, custom, updates) and a follow-up on the same thread is answered from its state."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 from langgraph_sdk import get_client
 
 from graph import NODE_ORDER
 
-ROOT = Path(__file__).resolve().parents[2]
 CLAIM = "Steve Augeri and the lead singer of The Runaways were both American musicians."
+STREAM_MODES = ["values", "messages-tuple", "custom", "updates"]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    port = free_port()
-    log = tmp_path_factory.mktemp("server") / "langgraph-dev.log"
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1"}
-    cmd = [str(Path(sys.executable).parent / "langgraph"), "dev", "--port", str(port), "--host", "127.0.0.1",
-           "--no-browser", "--no-reload", "--config", str(ROOT / "langgraph.json")]
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/ok", timeout=2) as resp:
-                if resp.status == 200:
-                    break
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(f"langgraph dev exited: {log.read_text()[-2000:]}")
-            time.sleep(1)
-    else:
-        proc.terminate()
-        raise RuntimeError(f"langgraph dev did not start: {log.read_text()[-2000:]}")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
-async def stream_run(url: str, payload: dict, context: dict) -> tuple[list[str], list[dict], list]:
+async def stream_turn(url: str, thread_id: str | None, text: list | str, context: dict) -> dict:
+    """Send one chat turn; collect what each stream mode delivered and the thread's state afterwards."""
     client = get_client(url=url)
     assistants = await client.assistants.search(graph_id="claimhop")
     assert assistants, "graph id 'claimhop' is not served"
-    thread = await client.threads.create()
-    nodes, events, errors = [], [], []
-    async for part in client.runs.stream(thread["thread_id"], "claimhop", input=payload, context=context,
-                                         stream_mode=["updates", "custom"]):
+    if thread_id is None:
+        thread_id = (await client.threads.create())["thread_id"]
+    got: dict = {"thread_id": thread_id, "nodes": [], "custom": [], "messages": [], "values": [], "errors": []}
+    async for part in client.runs.stream(thread_id, "claimhop", input={"messages": [{"role": "human", "content": text}]},
+                                         context=context, stream_mode=STREAM_MODES):
         if part.event == "updates":
-            nodes.extend(part.data)
+            got["nodes"].extend(part.data)
         elif part.event == "custom":
-            events.append(part.data)
+            got["custom"].append(part.data)
+        elif part.event.startswith("messages"):
+            got["messages"].append(part.data)
+        elif part.event == "values":
+            got["values"].append(part.data)
         elif part.event == "error":
-            errors.append(part.data)
-    state = await client.threads.get_state(thread["thread_id"])
-    return nodes, events, errors, state["values"]
+            got["errors"].append(part.data)
+    got["state"] = (await client.threads.get_state(thread_id))["values"]
+    return got
 
 
-def test_a_chat_message_run_streams_every_node_and_ends_with_the_answer(server):
-    payload = {"messages": [{"role": "human", "content": [{"type": "text", "text": CLAIM}]}]}
-    nodes, events, errors, values = asyncio.run(stream_run(server, payload, {"max_iterations": 1}))
-    assert not errors
-    assert [n for n in dict.fromkeys(nodes)] == NODE_ORDER
-    assert {e["node"] for e in events} >= set(NODE_ORDER)
-    last = values["messages"][-1]
+@pytest.fixture(scope="module")
+def checked(server):
+    """A claim sent as agent-chat-ui sends it (content blocks), on a new thread."""
+    return asyncio.run(stream_turn(server, None, [{"type": "text", "text": CLAIM}], {"max_iterations": 1}))
+
+
+def test_a_chat_run_streams_every_node_in_order_and_ends_with_the_answer(checked):
+    assert not checked["errors"]
+    assert list(dict.fromkeys(checked["nodes"])) == NODE_ORDER
+    custom_nodes = list(dict.fromkeys(e["node"] for e in checked["custom"]))
+    assert custom_nodes == NODE_ORDER  # typed progress events from every node, in graph order
+    last = checked["state"]["messages"][-1]
     assert last["type"] == "ai" and last["content"].startswith("Verdict: ")
-    assert values["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    assert checked["state"]["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    assert checked["values"][-1]["answer"] == last["content"]
+
+
+def test_messages_tuple_streams_the_progress_and_the_answer(checked):
+    ai = [message for message, _meta in checked["messages"] if message.get("type") in {"ai", "AIMessageChunk"}]
+    names = {m.get("name") for m in ai}
+    assert {"decompose", "select_documents", "mitigate"} <= names
+    assert any(m["content"].startswith("Verdict: ") for m in ai if m.get("name") == "mitigate")
+
+
+def test_a_follow_up_on_the_thread_is_answered_from_its_earlier_state(server, checked):
+    state = checked["state"]
+    kept = {d["title"] for d in state["selected"]}
+    dropped = next(t for hop in state["hops"] for t in hop["titles"] if t not in kept)
+    follow = asyncio.run(stream_turn(server, checked["thread_id"], f"Why did you drop {dropped}?", {}))
+    assert not follow["errors"]
+    assert list(dict.fromkeys(follow["nodes"])) == ["intake", "follow_up"]  # no new search
+    reply = follow["state"]["messages"][-1]["content"]
+    assert f'"{dropped}" was retrieved but dropped' in reply
+    assert follow["state"]["selected"] == state["selected"] and follow["state"]["answer"] == state["answer"]
+
+
+def test_the_chat_page_is_served_at_ui(server):
+    with urllib.request.urlopen(f"{server}/ui", timeout=10) as resp:  # redirects to /ui/
+        page = resp.read().decode()
+    assert resp.status == 200 and "<title>claimhop</title>" in page and 'src="app.js"' in page
+    for asset in ("app.js", "app.css"):
+        with urllib.request.urlopen(f"{server}/ui/{asset}", timeout=10) as resp:
+            assert resp.status == 200 and len(resp.read()) > 1000
+    assert "http://" not in page and "https://" not in page  # nothing fetched from elsewhere
 
 
 @pytest.mark.parametrize(
