@@ -79,6 +79,17 @@ def test_a_claim_is_checked_in_the_page_with_every_hop_and_cited_passages(server
     keep_screenshot(tmp_path / "passage.png", "ui-passage.png")
     page.keyboard.press("Escape")
 
+    # a follow-up on the same thread is answered from the check's recorded hops and scores
+    kept = set(page.eval_on_selector_all("#selection .doc", "els => els.map(e => e.textContent)"))
+    seen = page.eval_on_selector_all("#hops .chip", "els => els.map(e => e.textContent)")
+    dropped = next(t for t in seen if t not in kept)
+    answers = page.locator(".bubble.ai").count()
+    page.fill("#claim", f"Why did you drop {dropped}?")
+    page.click("#send")
+    page.wait_for_function(f"document.querySelectorAll('.bubble.ai').length > {answers}", timeout=120_000)
+    assert f'"{dropped}" was retrieved but dropped' in page.locator(".bubble.ai").last.inner_text()
+    assert page.inner_text("#verdict .badge") == verdict  # the check itself is unchanged
+
     page.reload()  # the check is kept as a thread and can be reopened
     page.locator("#thread-list button", has_text=claim[:30]).first.click()
     page.wait_for_selector("#verdict .badge")
