@@ -20,6 +20,7 @@ from nodes import (
     select_documents,
     verify,
 )
+from nodes.common import MODEL_RETRY
 from state.context import Context
 from state.schema import InputState, OutputState, State
 
@@ -31,13 +32,14 @@ NODE_ORDER = [
 
 def build_graph() -> StateGraph:
     builder = StateGraph(State, input_schema=InputState, output_schema=OutputState, context_schema=Context)
+    model_steps = {"decompose", "early_gap", "bridge", "gap_loop", "verify", "mitigate", "follow_up"}
     for name, node in [
         ("intake", intake), ("decompose", decompose), ("early_gap", early_gap),
         ("dual_retrieval", dual_retrieval), ("extract_entities", extract_entities), ("bridge", bridge),
         ("gap_loop", gap_loop), ("select_documents", select_documents), ("verify", verify),
         ("mitigate", mitigate), ("follow_up", follow_up),
     ]:
-        builder.add_node(name, node)
+        builder.add_node(name, node, retry_policy=MODEL_RETRY if name in model_steps else None)
     builder.add_edge(START, "intake")
     builder.add_conditional_edges("intake", route_after_intake)
     builder.add_edge("decompose", "early_gap")

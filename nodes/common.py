@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import dspy
 from langchain_core.messages import AIMessage
 from langgraph.config import get_stream_writer
+from langgraph.runtime import get_runtime
+from langgraph.types import RetryPolicy
 
 from lm.provider import get_lm
 from nodes.program import ClaimHopProgram, get_program
@@ -46,16 +50,86 @@ def say(node: str, text: str) -> AIMessage:
     return AIMessage(content=text, name=node)
 
 
-def call_lm(ctx: Context, node: str, step: Callable[[], T], fallback: Callable[[], T]) -> tuple[T, str | None]:
-    """Run one DSPy call on the run's LM with JSON-schema output; on failure use the node's fallback.
+class ModelStepFailed(RuntimeError):
+    """A model call failed on an attempt that is not the last: the node's RetryPolicy runs it again."""
 
-    Returns the result and, when degraded, the reason (so the answer can say which steps fell back).
-    """
+
+class ModelTimeout(TimeoutError):
+    """A model call gave no answer within `model_timeout_s`."""
+
+
+class EmptyModelOutput(ValueError):
+    """The model answered, but with nothing the step can use."""
+
+
+# Every LM node gets this policy; `model_attempts` (a run setting, at most 5) decides when to stop retrying.
+MODEL_RETRY = RetryPolicy(
+    initial_interval=0.5, backoff_factor=2.0, max_interval=4.0, max_attempts=5, jitter=False,
+    retry_on=ModelStepFailed,
+)
+
+
+def node_attempt() -> int:
+    """This node execution's attempt number (1 on the first run), from LangGraph's runtime."""
     try:
+        info = get_runtime().execution_info
+    except RuntimeError:  # outside a graph run
+        return 1
+    return getattr(info, "node_attempt", 1) if info else 1
+
+
+def with_timeout(fn: Callable[[], T], seconds: float) -> T:
+    """Run `fn` in a worker thread (with this context's settings) and give up waiting after `seconds`.
+
+    llama.cpp cannot be interrupted mid-call; an abandoned call finishes in the background."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            box["value"] = context.run(fn)
+        except BaseException as err:  # noqa: BLE001 - handed back to the caller's thread as is
+            box["error"] = err
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="claimhop-model-call", daemon=True).start()
+    if not done.wait(seconds):
+        raise ModelTimeout(f"no answer within {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def call_lm(
+    ctx: Context, node: str, step: Callable[[], T], fallback: Callable[[], T],
+    usable: Callable[[T], bool] = lambda _: True,
+) -> tuple[T, str | None]:
+    """One DSPy call on the run's LM with JSON-schema output, bounded by `model_timeout_s`.
+
+    A fault (an exception, a timeout, malformed or unusable output, a prompt beyond the context window) on an
+    attempt before the last raises ModelStepFailed, so LangGraph's RetryPolicy reruns the node; on the last
+    attempt the node's deterministic fallback is used. Returns the result and, when degraded, the reason (so
+    the answer can say which steps fell back).
+    """
+    def ask() -> T:
         with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
-            return step(), None
-    except Exception as err:  # noqa: BLE001 - a model fault must not end the run: the node has a deterministic fallback
+            result = step()
+        if not usable(result):
+            raise EmptyModelOutput("the model's answer was empty or unusable")
+        return result
+
+    attempt = node_attempt()
+    try:
+        return with_timeout(ask, ctx.model_timeout_s), None
+    except Exception as err:  # noqa: BLE001 - a model fault must not end the run: retry, then fall back
         reason = f"{node}: {type(err).__name__}: {str(err)[:200]}"
+        if attempt < ctx.model_attempts:
+            log.warning("LM step failed on attempt %d, retrying: %s", attempt, reason)
+            emit(node, event="retry", attempt=attempt, reason=reason)
+            raise ModelStepFailed(reason) from err
+        reason += f" (after {attempt} attempt{'s' if attempt > 1 else ''})"
         log.warning("LM step degraded, using fallback: %s", reason)
         emit(node, event="degraded", reason=reason)
         return fallback(), reason

@@ -11,7 +11,8 @@ def decompose(state: State, runtime) -> dict:
     claim = state["claim"]
     program = program_for(ctx)
     result, degraded = call_lm(
-        ctx, "decompose", lambda: program.decompose(claim=claim).sub_questions, lambda: [claim]
+        ctx, "decompose", lambda: program.decompose(claim=claim).sub_questions, lambda: [claim],
+        usable=lambda questions: bool(clean_list(questions, ctx.max_sub_questions)),
     )
     sub_questions = clean_list(result, ctx.max_sub_questions) or [claim]
     emit("decompose", event="sub_questions", sub_questions=sub_questions, degraded=degraded)

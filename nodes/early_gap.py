@@ -16,7 +16,9 @@ def early_gap(state: State, runtime) -> dict:
         out = program.early_gap(claim=claim)
         return out.facts_needed, out.entities, out.queries
 
-    (facts, gap_entities, queries), degraded = call_lm(ctx, "early_gap", ask, lambda: ([], [], [claim]))
+    (facts, gap_entities, queries), degraded = call_lm(
+        ctx, "early_gap", ask, lambda: ([], [], [claim]), usable=lambda out: bool(clean_list(out[2], 1))
+    )
     queries = clean_list(queries, ctx.max_gap_queries) or [claim]
     gap_entities = clean_list(gap_entities, 8)
     claim_entities = unique(extract_entities([claim], with_spans=True)[0])

@@ -58,6 +58,7 @@ def follow_up(state: State, runtime) -> dict:
             lambda: program.follow_up(question=question, claim=state["claim"], verdict=state.get("verdict", ""),
                                       evidence=numbered(evidence)).answer,
             lambda: "",
+            usable=lambda answer: bool(str(answer).strip()),
         )
         calls = 1
         answer = grounded_answer(text, evidence) if text.strip() else fallback_answer(state)

@@ -56,6 +56,7 @@ def mitigate(state: State, runtime) -> dict:
         "mitigate",
         lambda: program.explain(claim=state["claim"], verdict=verdict, evidence=numbered(evidence)).statements,
         list,
+        usable=lambda statements: bool(cited_statements(statements, evidence)) or not evidence,
     )
     body = " ".join(cited_statements(statements, evidence)) or extractive_explanation(evidence)
     explanation = f"{HEADLINES[verdict]} {body}".strip()

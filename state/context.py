@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal, get_args, get_type_hints
@@ -47,6 +48,12 @@ class Context:
         3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
     )
     evidence_sentences: int = _setting(8, "Evidence sentences shown to the verifier.", 1, 20)
+    model_attempts: int = _setting(
+        2, "Attempts at each model step (the node is retried by its RetryPolicy) before its fallback is used.", 1, 5
+    )
+    model_timeout_s: float = _setting(
+        300.0, "Seconds one model call may take before it counts as failed (then retried or replaced).", 1, 3600
+    )
     use_optimized_program: bool = _setting(
         True, "Load the optimised DSPy program (optimized/claimhop_program.json) when it exists."
     )
@@ -105,6 +112,8 @@ def _check(f, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind == "int" and not float(value).is_integer()):
             raise ValueError(f"setting {f.name} must be a{'n integer' if kind == 'int' else ' number'}, got {value!r}")
         value = int(value) if kind == "int" else float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"setting {f.name} must be a finite number, got {value!r}")
         if (low is not None and value < low) or (high is not None and value > high):
             raise ValueError(f"setting {f.name}={value} is out of range [{low}, {high}]")
         return value

@@ -14,7 +14,8 @@ class SchemaFakeEngine:
     supported_params = frozenset({"temperature", "max_tokens", "response_format"})
 
     def __init__(self, answers: dict[str, dict]):
-        """`answers` maps one output field name that identifies a signature (e.g. "sub_questions") to its reply."""
+        """`answers` maps one output field name that identifies a signature (e.g. "sub_questions") to its reply:
+        a dict (sent as JSON), a raw string, an exception to raise, or a callable returning one of these."""
         self.answers = answers
         self.calls: list[str] = []
 
@@ -25,10 +26,13 @@ class SchemaFakeEngine:
         for key, reply in self.answers.items():
             if key in fields:
                 self.calls.append(key)
+                if callable(reply):  # a scripted fault: may sleep, raise, or answer differently per call
+                    reply = reply()
                 if isinstance(reply, Exception):
                     raise reply
+                content = reply if isinstance(reply, str) else json.dumps(reply)
                 body = {"choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": json.dumps(reply)}}],
+                                     "message": {"role": "assistant", "content": content}}],
                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
                 return response_from_openai_chat(body, model=request.model)
         raise AssertionError(f"fake LM has no answer for fields {sorted(fields)}")
