@@ -34,38 +34,58 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from cli.durable import durable_checks, thread_config
     from cli.render import render_event
-    from graph import graph
-    from lm.provider import local_engine_stats
     from retrieval.corpus import load_corpus
     from retrieval.service import get_retriever
     from state.context import Context
     from state.validation import validate_claim
 
-    claim = validate_claim(args.claim)
-    ctx = Context.from_any(_settings(args))
-    if ctx.corpus_path:
-        load_corpus(ctx.corpus_path)  # fail fast, before the model loads, on a bad corpus file
-    get_retriever(ctx.corpus_path or None, rebuild=args.rebuild)
-    started = time.perf_counter()
-    final: dict[str, Any] = {}
-    progress = sys.stderr if args.json else sys.stdout
-    for mode, chunk in graph.stream({"claim": claim}, context=ctx, stream_mode=["custom", "values"]):
-        if mode == "custom":
-            if not args.quiet:
-                render_event(chunk, progress)
+    if bool(args.claim) == bool(args.resume):
+        raise UsageError("give a claim to check, or --resume THREAD to finish an interrupted check (not both)")
+    stop_at_once_on_ctrl_c()  # every finished node is already checkpointed; --resume picks up from there
+    with durable_checks() as checks:
+        if args.resume:
+            thread_id = args.resume
+            values, finished, settings = checks.saved(thread_id)
+            settings = {**settings, **_settings(args)}
+            payload = None
         else:
-            final = chunk
-    seconds = round(time.perf_counter() - started, 2)
-    if args.json:
+            values, finished, settings = {}, False, _settings(args)
+            payload = {"claim": validate_claim(args.claim)}
+            Context.from_any(settings)  # bad settings fail before a thread is recorded
+            thread_id = checks.start(settings)
+        ctx = Context.from_any(settings)
+        if ctx.corpus_path:
+            load_corpus(ctx.corpus_path)  # fail fast, before the model loads, on a bad corpus file
+        print(f"thread {thread_id}: if this check is interrupted, finish it with "
+              f"`claimhop check --resume {thread_id}`", file=sys.stderr)
+        started = time.perf_counter()
+        final: dict[str, Any] = dict(values)
+        if not finished:
+            get_retriever(ctx.corpus_path or None, rebuild=args.rebuild)
+            progress = sys.stderr if args.json else sys.stdout
+            for mode, chunk in checks.app.stream(payload, thread_config(thread_id), context=ctx,
+                                          stream_mode=["custom", "values"], durability="sync"):
+                if mode == "custom":
+                    if not args.quiet:
+                        render_event(chunk, progress)
+                else:
+                    final = chunk
+        print_result(final, thread_id, round(time.perf_counter() - started, 2), args.json)
+    return 0
+
+
+def print_result(final: dict[str, Any], thread_id: str, seconds: float, as_json: bool) -> None:
+    from lm.provider import local_engine_stats
+
+    if as_json:
         result = {k: v for k, v in final.items() if k not in {"messages", "candidates"}}
-        result["seconds"] = seconds
-        result["local_model"] = local_engine_stats()
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        result.update(thread_id=thread_id, seconds=seconds, local_model=local_engine_stats())
+        print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     else:
         print("\n" + final.get("answer", ""))
-        print(f"\n({seconds} s, {final.get('lm_calls', 0)} LM steps)")
-    return 0
+        print(f"\n({seconds} s, {final.get('lm_calls', 0)} LM steps, thread {thread_id})")
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -156,7 +176,8 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="claimhop", description="Multi-hop evidence retrieval and claim verification.")
     sub = top.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="check one claim and print every step, then the cited answer")
-    check.add_argument("claim", help="the factual claim to check")
+    check.add_argument("claim", nargs="?", help="the factual claim to check")
+    check.add_argument("--resume", metavar="THREAD", help="finish an interrupted check from its last finished step")
     check.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
     check.add_argument("--quiet", action="store_true", help="do not print the steps")
     check.add_argument("--model", help="'local' (default) or a dspy.LM model name; env CLAIMHOP_MODEL")

@@ -123,7 +123,7 @@ def call_lm(
     attempt = node_attempt()
     try:
         return with_timeout(ask, ctx.model_timeout_s), None
-    except Exception as err:  # noqa: BLE001 - a model fault must not end the run: retry, then fall back
+    except Exception as err:
         reason = f"{node}: {type(err).__name__}: {str(err)[:200]}"
         if attempt < ctx.model_attempts:
             log.warning("LM step failed on attempt %d, retrying: %s", attempt, reason)
