@@ -34,6 +34,8 @@ def problem_with(body: dict[str, Any]) -> str | None:
         if payload.get("claim") not in (None, ""):
             validate_claim(payload["claim"])
         elif payload.get("messages"):
+            if not isinstance(payload["messages"], list):
+                return "input.messages must be a list of messages"
             human = [m for m in payload["messages"] if isinstance(m, dict) and m.get("role", m.get("type")) in {"human", "user"}]
             if human:
                 validate_claim(message_text(human[-1].get("content")))

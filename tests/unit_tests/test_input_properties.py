@@ -1,0 +1,62 @@
+"""Property-based checks of every input boundary that takes a claim or settings: any value gets a usable
+result or a ValueError that names the problem, never another exception from deep inside."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from server.webapp import problem_with
+from state.context import MAX_CLAIM_CHARS, Context
+from state.validation import message_text, validate_claim
+
+SETTING_NAMES = [f.name for f in fields(Context)]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=400)
+@given(st.one_of(st.text(max_size=2500), JSON_VALUES))
+def test_a_claim_is_cleaned_or_refused_by_name(value):
+    try:
+        claim = validate_claim(value)
+    except ValueError as err:
+        assert "claim" in str(err)
+        return
+    assert claim and claim == claim.strip() and len(claim) <= MAX_CLAIM_CHARS
+    assert all(ch.isprintable() for ch in claim)
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.sampled_from(SETTING_NAMES) | st.text(max_size=8), JSON_VALUES, max_size=4))
+def test_settings_are_valid_or_refused_naming_the_setting(value):
+    try:
+        ctx = Context.from_any(value)
+    except ValueError as err:
+        message = str(err)
+        assert any(name in message for name in value) or "unknown setting" in message
+        return
+    for name in value:
+        assert getattr(ctx, name) == value[name] or isinstance(value[name], (int, float))
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.sampled_from(["input", "context", "assistant_id"]),
+                       JSON_VALUES | st.fixed_dictionaries({"claim": JSON_VALUES}) |
+                       st.fixed_dictionaries({"messages": JSON_VALUES}) |
+                       st.fixed_dictionaries({"messages": st.lists(st.fixed_dictionaries(
+                           {"role": st.sampled_from(["human", "user", "ai"]), "content": JSON_VALUES}), max_size=2)}),
+                       max_size=3))
+def test_the_server_check_answers_every_run_body_without_raising(body):
+    reason = problem_with(body)
+    assert reason is None or (isinstance(reason, str) and reason)
+
+
+@given(JSON_VALUES)
+def test_message_content_of_any_shape_reads_as_text(content):
+    assert isinstance(message_text(content), str)
