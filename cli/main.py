@@ -41,7 +41,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from state.context import Context
     from state.validation import validate_claim
 
-    if bool(args.claim) == bool(args.resume):
+    if (args.claim is None) == (args.resume is None):
         raise UsageError("give a claim to check, or --resume THREAD to finish an interrupted check (not both)")
     stop_at_once_on_ctrl_c()  # every finished node is already checkpointed; --resume picks up from there
     with durable_checks() as checks:
