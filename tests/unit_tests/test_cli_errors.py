@@ -34,3 +34,20 @@ def test_malformed_corpus_is_named(tmp_path):
     result = claimhop("check", "A claim.", "--corpus", str(bad))
     assert result.returncode == 2
     assert "bad.jsonl:2: not valid JSON" in result.stderr
+
+
+def test_an_argument_that_is_not_utf8_or_only_control_characters_is_an_empty_claim():
+    for raw in (b"\xff\xfe", b"\x01\x02\x1b"):
+        result = subprocess.run([sys.executable, "-m", "cli.main", "check", raw], capture_output=True, timeout=120,
+                                check=False)
+        assert result.returncode == 2
+        assert b"claim is empty" in result.stderr and b"Traceback" not in result.stderr
+
+
+def test_a_corpus_that_is_not_utf8_is_named(tmp_path):
+    bad = tmp_path / "latin1.jsonl"
+    bad.write_bytes(b'{"title": "A", "text": "ok"}\n{"title": "B\xff", "text": "x"}\n')
+    result = claimhop("index", "--corpus", str(bad))
+    assert result.returncode == 2
+    assert "cannot read corpus" in result.stderr and "latin1.jsonl" in result.stderr
+    assert "utf-8" in result.stderr and "Traceback" not in result.stderr

@@ -114,3 +114,20 @@ def test_a_second_claim_on_the_same_thread_starts_afresh(monkeypatch, small_corp
     assert all(hop["query"] != "Steve Augeri is American." for hop in second["hops"])
     assert second["lm_calls"] == first["lm_calls"]  # counted per run, not summed over the thread
     assert len(second["messages"]) > len(first["messages"])  # the conversation itself is kept
+
+
+def test_a_one_megabyte_claim_or_bytes_are_refused_before_any_work():
+    from graph import check_claim
+
+    with pytest.raises(ValueError, match="1000000 characters long; the limit is 2000"):
+        check_claim("x" * 1_000_000)
+    with pytest.raises(ValueError, match="claim must be a string, got bytes"):
+        check_claim(b"Steve Augeri is American.")
+
+
+def test_control_characters_are_removed_and_other_scripts_kept():
+    from state.validation import validate_claim
+
+    assert validate_claim("Steve\x00Augeri\x1b[0m is\tAmerican.\u200b") == "Steve Augeri [0m is American."
+    assert validate_claim("  Angela Merkel war Bundeskanzlerin.  ") == "Angela Merkel war Bundeskanzlerin."
+    assert validate_claim("東京は日本の首都である。") == "東京は日本の首都である。"
