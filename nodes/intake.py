@@ -9,6 +9,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.types import Overwrite
 
 from nodes.common import emit
+from state.instructions import split_instructions
 from state.schema import State
 from state.validation import message_text, validate_claim
 
@@ -48,9 +49,10 @@ def intake(state: State) -> dict:
     if kind == "follow_up":
         emit("intake", event="follow_up", question=text)
         return {"turn": "follow_up", "question": text}
-    emit("intake", event="claim", claim=text)
-    update: dict = {"turn": "check", "claim": text, "iteration": 0,
+    claim, ignored = split_instructions(text)  # validate_claim guarantees a statement remains
+    emit("intake", event="claim", claim=claim, ignored_instructions=ignored)
+    update: dict = {"turn": "check", "claim": claim, "ignored_instructions": ignored, "iteration": 0,
                     **{k: Overwrite(v) for k, v in PER_RUN_RESET.items()}}
     if not from_messages:
-        update["messages"] = [HumanMessage(content=text)]
+        update["messages"] = [HumanMessage(content=claim)]
     return update

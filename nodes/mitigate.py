@@ -37,8 +37,11 @@ def references_block(evidence: list[Evidence]) -> str:
     return "\n".join(f"[{e['ref']}] {e['title']}: \"{e['sentence']}\"" for e in evidence)
 
 
-def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Evidence], degraded: list[str]) -> str:
+def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Evidence], degraded: list[str],
+                   ignored: list[str] | None = None) -> str:
     parts = [f"Verdict: {verdict}", f"Claim: {claim}", "", explanation.strip()]
+    if ignored:
+        parts += ["", "Ignored (instructions to the checker, not part of the claim): " + " ".join(ignored)]
     if evidence:
         parts += ["", "References:", references_block(evidence)]
     if degraded:
@@ -62,7 +65,8 @@ def mitigate(state: State, runtime) -> dict:
     explanation = f"{HEADLINES[verdict]} {body}".strip()
     check_citations(explanation, evidence, state.get("selected", []))
     all_degraded = [*state.get("degraded", []), *([degraded] if degraded else [])]
-    answer = compose_answer(state["claim"], verdict, explanation, evidence, all_degraded)
+    answer = compose_answer(state["claim"], verdict, explanation, evidence, all_degraded,
+                            state.get("ignored_instructions"))
     emit("mitigate", event="answer", answer=answer, verdict=verdict)
     return {
         "answer": answer,

@@ -80,6 +80,7 @@ class OutputState(TypedDict, total=False):
     turn: Literal["check", "follow_up"]
     question: str
     follow_up: str
+    ignored_instructions: list[str]
     verdict: Verdict
     answer: str
     degraded: Annotated[list[str], operator.add]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from state.context import MAX_CLAIM_CHARS
+from state.instructions import split_instructions
 
 
 def validate_claim(claim: Any) -> str:
@@ -16,6 +17,8 @@ def validate_claim(claim: Any) -> str:
         raise ValueError("claim is empty: give a factual statement to check")
     if len(text) > MAX_CLAIM_CHARS:
         raise ValueError(f"claim is {len(text)} characters long; the limit is {MAX_CLAIM_CHARS}")
+    if not split_instructions(text)[0]:
+        raise ValueError("claim holds only instructions to the checker, no statement to check")
     return text
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from entities.matching import mentions
 from retrieval.encoder import encode
 from retrieval.titles import normalize_title
+from state.instructions import is_instruction
 from verification.sentences import split_sentences
 
 ENTITY_WEIGHT = 0.1
@@ -22,6 +23,7 @@ def rank_evidence(
     at most `per_document` from one document."""
     pool: list[tuple[str, str]] = [
         (doc["title"], sentence) for doc in documents for sentence in split_sentences(doc["text"])
+        if not is_instruction(sentence)  # a document's instructions to the checker are never evidence
     ]
     if not pool:
         return []
