@@ -16,10 +16,7 @@ from verification.citations import cited_numbers, drop_invalid_citations
 
 def about_a_document(question: str, state: State, ctx: Context) -> str | None:
     """The provenance answer when the question names a document (retrieved or not), else None."""
-    known = [*state.get("candidates", {})]
-    for hop in state.get("hops", []):
-        known.extend(t for t in hop["titles"] if t not in known)
-    title = mentioned_title(question, known)
+    title = mentioned_title(question, list(state.get("candidates", {})))  # every hop's titles are candidates
     if title:
         return explain_document(title, state, ctx, in_collection=True)
     phrase = named_phrase(question)

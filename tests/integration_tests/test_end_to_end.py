@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from claims import hover_claim
 
 from graph import NODE_ORDER, graph
 
-ROOT = Path(__file__).resolve().parents[2]
 VERDICTS = {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
 
 
