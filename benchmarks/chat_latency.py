@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from langgraph_sdk import get_client
 
 from evaluation.data import load_claims
+from retrieval.atomic import write_json
 from server.launch import dev_server
 
 STREAM_MODES = ["values", "messages-tuple", "custom", "updates"]
@@ -73,7 +73,7 @@ def main() -> None:
             with dev_server(log, env={"DSPY_CACHEDIR": str(Path(tmp) / "dspy")}) as url:
                 rows = asyncio.run(run_all(url))
     if args.out:
-        args.out.write_text(json.dumps(rows, indent=2) + "\n")
+        write_json(args.out, rows)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from retrieval import offline  # noqa: F401  (offline flags before any Hugging Face import)
+from retrieval.atomic import write_text
 
 
 class UsageError(ValueError):
@@ -147,8 +148,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     summary = summarize(rows)
     table = render_table(summary)
     print(table)
-    with open(out.with_suffix(".md"), "w", encoding="utf-8") as handle:
-        handle.write(table + "\n")
+    write_text(out.with_suffix(".md"), table + "\n")
     picture = plot(summary, Path(args.plot) if args.plot else out.with_suffix(".png"))
     print(f"\nrows: {out}  table: {out.with_suffix('.md')}  plot: {picture}  ({len(claims)} claims)")
     return 0
@@ -165,6 +165,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     stop_at_once_on_ctrl_c()
     if args.train < 2:
         raise UsageError("--train must be at least 2")
+    if not args.out.endswith(".json"):
+        raise UsageError("--out must be a .json file (programs are saved as JSON, never pickled)")
     ctx = Context.from_any(_settings(args))
     manifest = optimize(get_retriever(ctx.corpus_path or None), get_lm(ctx.model), ctx,
                         training_examples(args.train, args.seed), Path(args.out), args.demos)

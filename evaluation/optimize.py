@@ -20,7 +20,7 @@ from dspy.teleprompt import BootstrapFewShot
 from evaluation.metric import all_gold_in
 from nodes.dual_retrieval import dual_phase_search
 from nodes.program import OPTIMIZED_PROGRAM, ClaimHopProgram
-from retrieval.atomic import write_json
+from retrieval.atomic import atomic_path, write_json
 from retrieval.service import Retriever
 from state.context import Context
 
@@ -67,10 +67,8 @@ def optimize(retriever: Retriever, lm: dspy.LM, ctx: Context, train: list[dspy.E
         before = sum(pool_recall(ex, baseline(claim=ex.claim)) for ex in train) / len(train)
         optimizer = BootstrapFewShot(metric=pool_recall, max_bootstrapped_demos=max_demos, max_labeled_demos=0)
         compiled = optimizer.compile(RetrievalPlanner(retriever, ctx), trainset=train)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp.json")
-    compiled.program.save(str(tmp))
-    tmp.replace(out)
+    with atomic_path(out, suffix=".tmp.json") as tmp:
+        compiled.program.save(str(tmp))
     manifest = {
         "optimizer": f"BootstrapFewShot(max_bootstrapped_demos={max_demos}, max_labeled_demos=0)",
         "optimized_steps": ["decompose", "early_gap"],

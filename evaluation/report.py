@@ -7,6 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from evaluation.metric import KS, label_of
+from retrieval.atomic import atomic_path
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -118,7 +119,7 @@ def plot(summary: dict[str, dict], path: Path) -> Path:
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format="png")
     plt.close(fig)
     return path

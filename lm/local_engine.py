@@ -7,11 +7,12 @@ shared by every node and every concurrent graph run.
 from __future__ import annotations
 
 import asyncio
-import threading
 from pathlib import Path
 from typing import Any
 
 from dspy.lm15 import Response, response_from_openai_chat, response_to_events
+
+from lm.call_watch import SerialModel
 
 # RAM for llama.cpp's prompt-state cache: a 600-token prompt of the 1.5B model takes ~17 MB, so this holds
 # every signature's prefix many times over while bounding memory.
@@ -53,7 +54,7 @@ class LlamaCppEngine:
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self._server = xllamacpp.Server(params)
-        self._lock = threading.Lock()
+        self._lock = SerialModel()  # one call at a time; tells waiting calls' timeouts they are queued
         self.calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0

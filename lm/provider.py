@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 
@@ -14,6 +15,8 @@ _LMS: dict[str, dspy.LM] = {}
 _ENGINES: dict[str, object] = {}
 _LOCK = threading.Lock()
 _CACHE_READY = False
+_LOADS: dict[str, int] = {}
+log = logging.getLogger("claimhop")
 
 
 def _configure_cache() -> None:
@@ -47,8 +50,15 @@ def get_lm(model: str = LOCAL) -> dspy.LM:
     with _LOCK:
         _configure_cache()
         if name not in _LMS:
+            log.info("loading language model %s", name)
             _LMS[name] = _local_lm() if name == LOCAL else dspy.LM(name, temperature=0.0, max_tokens=512)
+            _LOADS[name] = _LOADS.get(name, 0) + 1
         return _LMS[name]
+
+
+def model_loads() -> dict[str, int]:
+    """How many times each model was loaded in this process (1 each, however many runs share it)."""
+    return dict(_LOADS)
 
 
 def local_engine_stats() -> dict[str, int]:

@@ -7,7 +7,7 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrieval.atomic import atomic_path
+from retrieval.atomic import atomic_path, write_text
 from retrieval.settings_paths import cache_root
 
 
@@ -68,5 +68,5 @@ def gguf_path(model: ShippedGGUF = QWEN_CODER_1_5B) -> Path:
             raise ModelWeightsError(
                 f"{model.name}: assembled file has sha256 {digest.hexdigest()}, expected {model.sha256}"
             )
-    marker.write_text(model.sha256, encoding="utf-8")
+    write_text(marker, model.sha256)
     return target

@@ -14,6 +14,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
+from lm.call_watch import CallWatch, current_watch
 from lm.provider import get_lm
 from nodes.program import ClaimHopProgram, get_program
 from retrieval.service import Retriever, get_retriever
@@ -21,6 +22,7 @@ from state.context import Context
 
 log = logging.getLogger("claimhop")
 T = TypeVar("T")
+WATCH_INTERVAL_S = 0.25  # how often a waiting call checks its clock
 
 
 def settings_of(runtime: Any) -> Context:
@@ -79,12 +81,15 @@ def node_attempt() -> int:
 
 
 def with_timeout(fn: Callable[[], T], seconds: float) -> T:
-    """Run `fn` in a worker thread (with this context's settings) and give up waiting after `seconds`.
+    """Run `fn` in a worker thread (with this context's settings) and give up after `seconds` of model work.
 
+    Time spent queued behind other runs' calls to the local model does not count (see lm.call_watch).
     llama.cpp cannot be interrupted mid-call; an abandoned call finishes in the background."""
     box: dict[str, Any] = {}
     done = threading.Event()
+    watch = CallWatch()
     context = contextvars.copy_context()
+    context.run(current_watch.set, watch)
 
     def work() -> None:
         try:
@@ -95,8 +100,10 @@ def with_timeout(fn: Callable[[], T], seconds: float) -> T:
             done.set()
 
     threading.Thread(target=work, name="claimhop-model-call", daemon=True).start()
-    if not done.wait(seconds):
-        raise ModelTimeout(f"no answer within {seconds:g} s")
+    while not done.wait(min(seconds, WATCH_INTERVAL_S)):
+        reason = watch.overdue(seconds)
+        if reason:
+            raise ModelTimeout(reason)
     if "error" in box:
         raise box["error"]
     return box["value"]

@@ -40,6 +40,8 @@ _LOCK = threading.Lock()
 
 def get_program(use_optimized: bool = True, path: Path = OPTIMIZED_PROGRAM) -> ClaimHopProgram:
     """One program per process; the optimised one when it was saved and the setting allows it."""
+    if path.suffix != ".json":
+        raise ValueError(f"an optimised program is read only from JSON (a .pkl can run code): {path}")
     key = str(path.resolve()) if use_optimized and path.is_file() else None
     with _LOCK:
         if key not in _PROGRAMS:

@@ -44,11 +44,27 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+CORPUS_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
+def checked_corpus_path(path: str | Path) -> Path:
+    """The path if it names a regular .jsonl or .jsonl.gz file; otherwise CorpusError saying what is wrong.
+
+    Refusing directories, devices and FIFOs (e.g. /dev/zero) and other file types keeps a mistyped or hostile
+    path from hanging the reader or feeding it some unrelated file."""
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"corpus file not found: {path}")
+    if not path.is_file():
+        raise CorpusError(f"corpus path is not a regular file: {path}")
+    if not path.name.endswith(CORPUS_SUFFIXES):
+        raise CorpusError(f"corpus file must end in .jsonl or .jsonl.gz: {path}")
+    return path
+
+
 def load_corpus(path: str | Path = BUNDLED_CORPUS) -> Corpus:
     """Read and validate a corpus; duplicate titles keep their first row (a warning-free, documented rule)."""
-    path = Path(path)
-    if not path.is_file():
-        raise CorpusError(f"corpus file not found: {path}")
+    path = checked_corpus_path(path)
     titles: list[str] = []
     texts: list[str] = []
     seen: set[str] = set()

@@ -7,6 +7,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from retrieval.atomic import atomic_path
 from retrieval.encoder import encode
 
 
@@ -27,8 +28,10 @@ class DenseIndex:
     def load(cls, path: Path) -> DenseIndex:
         return cls(faiss.read_index(str(path)))
 
-    def save(self, path: Path) -> None:
-        faiss.write_index(self.index, str(path))
+    def persist(self, path: Path) -> None:
+        """Write the index atomically (a crash leaves the old file or the new one)."""
+        with atomic_path(path) as tmp:
+            faiss.write_index(self.index, str(tmp))
 
     def __len__(self) -> int:
         return int(self.index.ntotal)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from retrieval import embeddings as emb
-from retrieval.atomic import write_json
+from retrieval.atomic import write_json, write_text
 from retrieval.corpus import Corpus
 from retrieval.dense import DenseIndex
 from retrieval.encoder import ENCODER_NAME
@@ -19,11 +18,35 @@ from retrieval.lexical import BM25Index
 from retrieval.settings_paths import cache_root
 
 MANIFEST = "manifest.json"
+OWNER_MARK = ".claimhop-index"  # written first into a folder claimhop builds in; only such folders are ever cleared
+INDEX_FILES = {MANIFEST, "dense.faiss", "bm25", "embeddings.f16.npy", "embeddings.f16.manifest.json"}
 FORMAT_VERSION = 1
 
 
 class IndexNotBuiltError(FileNotFoundError):
     """No usable index for this corpus; build it with `claimhop index`."""
+
+
+class IndexFolderError(ValueError):
+    """The index folder cannot be used (it is a file, or holds files claimhop did not write)."""
+
+
+def claim_index_folder(folder: Path) -> Path:
+    """Make `folder` claimhop's to write in: a new folder, or one holding only claimhop's index files, is marked.
+
+    A build clears old index files, so pointing it at a folder of someone else's files must fail, not delete them."""
+    if folder.exists() and not folder.is_dir():
+        raise IndexFolderError(f"index folder is not a directory: {folder}")
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / OWNER_MARK).is_file():
+        foreign = [p.name for p in folder.iterdir() if p.name not in INDEX_FILES and not p.name.endswith(".tmp")]
+        if foreign:
+            raise IndexFolderError(
+                f"index folder {folder} holds files claimhop did not write ({', '.join(sorted(foreign)[:3])}); "
+                "choose an empty or new folder"
+            )
+        write_text(folder / OWNER_MARK, "claimhop index folder\n")
+    return folder
 
 
 @dataclass
@@ -77,17 +100,14 @@ def _document_vectors(corpus: Corpus, folder: Path) -> tuple[np.ndarray, str]:
 
 def build_indexes(corpus: Corpus, folder: Path | None = None) -> Indexes:
     """Build FAISS and BM25 for the corpus; the manifest goes last, so a half-built folder never loads."""
-    folder = folder or index_dir_for(corpus)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = claim_index_folder(folder or index_dir_for(corpus))
     (folder / MANIFEST).unlink(missing_ok=True)
     started = time.perf_counter()
     vectors, source = _document_vectors(corpus, folder)
     dense = DenseIndex.from_vectors(vectors.astype(np.float32))
-    dense.save(folder / "dense.faiss")
-    bm25_dir = folder / "bm25"
-    shutil.rmtree(bm25_dir, ignore_errors=True)
+    dense.persist(folder / "dense.faiss")
     bm25 = BM25Index.build([f"{t} {x}" for t, x in zip(corpus.titles, corpus.texts)])
-    bm25.save(bm25_dir)
+    bm25.persist(folder / "bm25")
     manifest = {
         "format_version": FORMAT_VERSION,
         "encoder": ENCODER_NAME,

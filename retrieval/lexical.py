@@ -7,6 +7,8 @@ from pathlib import Path
 import bm25s
 import Stemmer
 
+from retrieval.atomic import atomic_dir
+
 _STEMMER = Stemmer.Stemmer("english")
 
 
@@ -28,8 +30,10 @@ class BM25Index:
     def load(cls, folder: Path) -> BM25Index:
         return cls(bm25s.BM25.load(str(folder)))
 
-    def save(self, folder: Path) -> None:
-        self.model.save(str(folder))
+    def persist(self, folder: Path) -> None:
+        """Write bm25s's files into a temporary folder, then rename it into place."""
+        with atomic_dir(folder) as tmp:
+            self.model.save(str(tmp))
 
     def __len__(self) -> int:
         return int(self.model.scores["num_docs"])

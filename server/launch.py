@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+CONCURRENT_RUNS = 8
 OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1"}
 
 
@@ -24,11 +25,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def dev_server(log: Path, startup_timeout: float = 180.0, env: dict[str, str] | None = None):
-    """Yields the server's base URL; stops the server on exit. Its output goes to `log`."""
+def dev_server(log: Path, startup_timeout: float = 180.0, env: dict[str, str] | None = None, jobs: int = CONCURRENT_RUNS):
+    """Yields the server's base URL; stops the server on exit. Its output goes to `log`.
+
+    `jobs` runs are served at once (`langgraph dev` alone serves one at a time and queues the rest)."""
     port = free_port()
-    cmd = [str(Path(sys.executable).parent / "langgraph"), "dev", "--port", str(port), "--host", "127.0.0.1",
-           "--no-browser", "--no-reload", "--config", str(ROOT / "langgraph.json")]
+    # no --host: the tests check that langgraph dev's default binds to loopback only
+    cmd = [str(Path(sys.executable).parent / "langgraph"), "dev", "--port", str(port),
+           "--no-browser", "--no-reload", "--n-jobs-per-worker", str(jobs), "--config", str(ROOT / "langgraph.json")]
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **OFFLINE_ENV, **(env or {})},
                                 stdout=out, stderr=subprocess.STDOUT)

@@ -1,10 +1,11 @@
-"""What `langgraph dev` serves besides the graph (langgraph.json `http.app`): the chat page at /ui, and a
-middleware that refuses a run whose claim or settings are bad with 422 naming the problem, before a run is
-created."""
+"""What `langgraph dev` serves besides the graph (langgraph.json `http.app`): the chat page at /ui, a health
+report at /claimhop/health, and a middleware that refuses a run whose claim or settings are bad with 422 naming
+the problem, before a run is created."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,34 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from retrieval.corpus import BUNDLED_CORPUS, CorpusError, checked_corpus_path
+from server.health import health
 from state.context import Context
 from state.validation import message_text, validate_claim
 
 FRONTEND = Path(__file__).resolve().parent.parent / "frontend"
 RUN_PATHS = re.compile(r"^/(threads/[^/]+/)?runs(/stream|/wait)?$")
+
+
+def readable_corpus_dirs() -> list[Path]:
+    """Folders a client of the server may name a corpus in: the bundled data and CLAIMHOP_CORPUS_DIRS (os.pathsep)."""
+    extra = [Path(p).expanduser() for p in os.environ.get("CLAIMHOP_CORPUS_DIRS", "").split(os.pathsep) if p.strip()]
+    return [BUNDLED_CORPUS.parent, *extra]
+
+
+def corpus_problem(corpus_path: str) -> str | None:
+    """A server reads only corpora its operator allowed: a client must not make it open any file it can name."""
+    if not corpus_path:
+        return None
+    path = Path(corpus_path).expanduser().resolve()
+    if not any(path.is_relative_to(folder.resolve()) for folder in readable_corpus_dirs()):
+        return (f"corpus_path {corpus_path} is outside the folders this server reads corpora from; "
+                "its operator can allow a folder with CLAIMHOP_CORPUS_DIRS")
+    try:
+        checked_corpus_path(path)
+    except CorpusError as err:
+        return str(err)
+    return None
 
 
 def problem_with(body: dict[str, Any]) -> str | None:
@@ -31,6 +55,9 @@ def problem_with(body: dict[str, Any]) -> str | None:
     try:
         if "context" in body and body["context"] is not None:
             Context.from_any(body["context"])
+            problem = corpus_problem(str(body["context"].get("corpus_path") or ""))  # the client's, not the operator's env
+            if problem:
+                return problem
         if payload.get("claim") not in (None, ""):
             validate_claim(payload["claim"])
         elif payload.get("messages"):
@@ -85,6 +112,7 @@ async def to_ui(request):
 
 
 app = Starlette(routes=[
+    Route("/claimhop/health", health),
     Route("/ui", to_ui),
     Mount("/ui/", StaticFiles(directory=FRONTEND, html=True), name="ui"),
 ])

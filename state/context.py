@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal, get_args, get_type_hints
 
 ENV_PREFIX = "CLAIMHOP_"
 MAX_CLAIM_CHARS = 2000
+SECRET_NAME = re.compile(r"key|token|secret|passw|credential", re.IGNORECASE)
 
 
 def _setting(default: Any, description: str, low: float | None = None, high: float | None = None):
@@ -76,6 +78,11 @@ class Context:
         if isinstance(value, dict):
             known = {f.name for f in fields(cls)}
             unknown = sorted(set(value) - known)
+            if any(SECRET_NAME.search(str(name)) for name in unknown):
+                raise ValueError(
+                    "API keys and other secrets are not run settings (settings are stored with every run); "
+                    "set them in the environment, e.g. OPENAI_API_KEY"
+                )
             if unknown:
                 raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
             return cls(**value)

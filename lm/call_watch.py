@@ -1,0 +1,76 @@
+"""How long a model call has really been running, so a timeout counts the model's work and not the queue.
+
+The local model serves one call at a time. Under load (8 concurrent runs) a call may wait minutes for its turn
+while the model is working fine; counting that wait against `model_timeout_s` would time out healthy calls, and
+their retries would queue behind the abandoned calls they replace. So the engine reports when a call starts
+waiting and when it gets the model; a waiting call only gives up when the call holding the model has itself run
+longer than the timeout (the model is stuck). A model without a queue (a remote API) is timed from the start.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Protocol, Self
+
+
+class ModelQueue(Protocol):
+    def holder_running_for(self) -> float | None:
+        """Seconds the call now holding the model has been running, or None when it is free."""
+
+
+@dataclass
+class CallWatch:
+    """One model call's clock: when its model work began, and the queue it waits in, if any."""
+
+    started_at: float = field(default_factory=time.monotonic)
+    queue: ModelQueue | None = None
+
+    def waiting(self, queue: ModelQueue) -> None:
+        self.queue = queue
+
+    def serving(self) -> None:
+        self.queue = None
+        self.started_at = time.monotonic()
+
+    def overdue(self, seconds: float) -> str | None:
+        """Why this call should be given up on after `seconds` of model work, or None."""
+        if self.queue is not None:
+            holder = self.queue.holder_running_for()
+            if holder is not None and holder > seconds:
+                return f"the model has been busy with another call for {holder:.0f} s (limit {seconds:g} s)"
+            return None
+        if time.monotonic() - self.started_at > seconds:
+            return f"no answer within {seconds:g} s"
+        return None
+
+
+current_watch: ContextVar[CallWatch | None] = ContextVar("claimhop_model_call_watch", default=None)
+
+
+class SerialModel:
+    """A lock that tells each caller's CallWatch when it waits and when it is served."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holder_since: float | None = None
+
+    def holder_running_for(self) -> float | None:
+        since = self._holder_since
+        return None if since is None else time.monotonic() - since
+
+    def __enter__(self) -> Self:
+        watch = current_watch.get()
+        if watch is not None:
+            watch.waiting(self)
+        self._lock.acquire()
+        self._holder_since = time.monotonic()
+        if watch is not None:
+            watch.serving()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._holder_since = None
+        self._lock.release()
