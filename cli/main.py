@@ -64,7 +64,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         final: dict[str, Any] = dict(values)
         if not finished:
-            get_retriever(ctx.corpus_path or None, rebuild=args.rebuild)
+            get_retriever(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
             progress = sys.stderr if args.json else sys.stdout
             for mode, chunk in checks.app.stream(payload, thread_config(thread_id), context=ctx,
                                           stream_mode=["custom", "values"], durability="sync"):
@@ -90,12 +90,18 @@ def print_result(final: dict[str, Any], thread_id: str, seconds: float, as_json:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from retrieval.corpus import BUNDLED_CORPUS, load_corpus
+    from pathlib import Path
+
+    from retrieval.corpus import BUNDLED_CORPUS, corpus_file
     from retrieval.index_store import open_indexes
 
-    corpus = load_corpus(args.corpus or BUNDLED_CORPUS)
+    if args.corpus_file and args.corpus and args.corpus_file != args.corpus:
+        raise UsageError("give the corpus once: as CORPUS or as --corpus")
+    stop_at_once_on_ctrl_c()
+    corpus = corpus_file(args.corpus_file or args.corpus or BUNDLED_CORPUS)
     started = time.perf_counter()
-    indexes = open_indexes(corpus, rebuild=args.rebuild)
+    folder = Path(args.index_dir).expanduser() if args.index_dir else None
+    indexes = open_indexes(corpus, rebuild=args.rebuild, folder=folder, index_type=args.index_type)
     print(json.dumps({**indexes.manifest, "folder": str(indexes.folder),
                       "seconds": round(time.perf_counter() - started, 2)}, indent=2))
     return 0
@@ -168,7 +174,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     if not args.out.endswith(".json"):
         raise UsageError("--out must be a .json file (programs are saved as JSON, never pickled)")
     ctx = Context.from_any(_settings(args))
-    manifest = optimize(get_retriever(ctx.corpus_path or None), get_lm(ctx.model), ctx,
+    manifest = optimize(get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None), get_lm(ctx.model), ctx,
                         training_examples(args.train, args.seed), Path(args.out), args.demos)
     print(json.dumps(manifest, indent=2))
     return 0
@@ -187,9 +193,13 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--rebuild", action="store_true", help="rebuild the corpus's indexes first")
     check.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting, e.g. max_iterations=1")
     check.set_defaults(func=cmd_check)
-    index = sub.add_parser("index", help="build (or reuse) the FAISS and BM25 indexes of a corpus")
-    index.add_argument("--corpus", help="JSONL corpus of {title, text}; default: the bundled HoVer corpus")
-    index.add_argument("--rebuild", action="store_true", help="rebuild even if a matching index exists")
+    index = sub.add_parser("index", help="build (or reuse) the FAISS and BM25 indexes of a corpus; resumes a killed build")
+    index.add_argument("corpus_file", nargs="?", metavar="CORPUS", help="JSONL(.gz) corpus of {title, text}; default: the bundled HoVer corpus")
+    index.add_argument("--corpus", help=argparse.SUPPRESS)
+    index.add_argument("--index-dir", help="where to keep the indexes (default: CLAIMHOP_HOME/indexes/<corpus hash>); pass the same folder to runs with --set index_dir=DIR")
+    index.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw", "ivfpq"],
+                       help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
+    index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
     index.set_defaults(func=cmd_index)
     evaluate = sub.add_parser("eval", help="recall@21 of several systems on HoVer claims, resumable")
     evaluate.add_argument("--systems", default="bm25,dense,hybrid,claimhop", help="comma-separated: bm25,dense,hybrid,diverse-coverage,claimhop")

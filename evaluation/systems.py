@@ -12,9 +12,9 @@ SINGLE_QUERY_DEPTH = 50
 SystemFn = Callable[[str], dict[str, Any]]
 
 
-def single_query(mode: str, corpus_path: str | None) -> SystemFn:
+def single_query(mode: str, corpus_path: str | None, index_dir: str | None = None) -> SystemFn:
     def run(claim: str) -> dict[str, Any]:
-        hits = get_retriever(corpus_path).search(claim, SINGLE_QUERY_DEPTH, mode)
+        hits = get_retriever(corpus_path, index_dir=index_dir).search(claim, SINGLE_QUERY_DEPTH, mode)
         return {"titles": [h.title for h in hits], "lm_calls": 0}
 
     return run
@@ -60,7 +60,7 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
     from state.context import Context
 
     ctx = Context.from_any(settings)
-    module = DiverseCoverage(get_retriever(ctx.corpus_path or None), k=ctx.top_k)
+    module = DiverseCoverage(get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None), k=ctx.top_k)
 
     def run(claim: str) -> dict[str, Any]:
         before = local_engine_stats()
@@ -77,11 +77,11 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
 
 
 def make_systems(names: list[str], settings: dict[str, Any]) -> dict[str, SystemFn]:
-    corpus = settings.get("corpus_path") or None
+    corpus, index_dir = settings.get("corpus_path") or None, settings.get("index_dir") or None
     known: dict[str, Callable[[], SystemFn]] = {
-        "bm25": lambda: single_query("bm25", corpus),
-        "dense": lambda: single_query("dense", corpus),
-        "hybrid": lambda: single_query("hybrid", corpus),
+        "bm25": lambda: single_query("bm25", corpus, index_dir),
+        "dense": lambda: single_query("dense", corpus, index_dir),
+        "hybrid": lambda: single_query("hybrid", corpus, index_dir),
         "diverse-coverage": lambda: diverse_coverage_system(settings),
         "claimhop": lambda: claimhop_system(settings),
     }

@@ -31,7 +31,7 @@ def settings_of(runtime: Any) -> Context:
 
 
 def retriever_for(ctx: Context) -> Retriever:
-    return get_retriever(ctx.corpus_path or None)
+    return get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None)
 
 
 def program_for(ctx: Context) -> ClaimHopProgram:

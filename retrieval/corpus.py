@@ -62,11 +62,11 @@ def checked_corpus_path(path: str | Path) -> Path:
     return path
 
 
-def load_corpus(path: str | Path = BUNDLED_CORPUS) -> Corpus:
-    """Read and validate a corpus; duplicate titles keep their first row (a warning-free, documented rule)."""
+def iter_documents(path: str | Path):
+    """Stream (title, text) rows of a corpus file, validated; a repeated title keeps its first row.
+
+    Only the titles seen so far stay in memory, so an index build never holds the whole corpus."""
     path = checked_corpus_path(path)
-    titles: list[str] = []
-    texts: list[str] = []
     seen: set[str] = set()
     try:
         with _open_text(path) as handle:
@@ -86,13 +86,34 @@ def load_corpus(path: str | Path = BUNDLED_CORPUS) -> Corpus:
                 if not isinstance(text, str):
                     raise CorpusError(f"{path}:{line_no}: missing 'text' string")
                 title = str(title).strip()
-                if title in seen:
-                    continue
-                seen.add(title)
-                titles.append(title)
-                texts.append(text)
+                if title not in seen:
+                    seen.add(title)
+                    yield title, text
     except (UnicodeDecodeError, OSError, EOFError) as err:
         raise CorpusError(f"cannot read corpus {path}: {err}") from None
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    """A corpus file and its content hash, without its documents (what an index build starts from)."""
+
+    path: Path
+    sha256: str
+
+
+def corpus_file(path: str | Path = BUNDLED_CORPUS) -> CorpusFile:
+    path = checked_corpus_path(path)
+    return CorpusFile(path, file_sha256(path))
+
+
+def load_corpus(path: str | Path = BUNDLED_CORPUS) -> Corpus:
+    """Read and validate a corpus; duplicate titles keep their first row (a warning-free, documented rule)."""
+    path = checked_corpus_path(path)
+    titles: list[str] = []
+    texts: list[str] = []
+    for title, text in iter_documents(path):
+        titles.append(title)
+        texts.append(text)
     if not titles:
         raise CorpusError(f"corpus {path} has no documents")
     return Corpus(path=path, titles=titles, texts=texts, sha256=file_sha256(path))

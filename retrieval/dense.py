@@ -5,24 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import faiss
-import numpy as np
 
 from retrieval.atomic import atomic_path
 from retrieval.encoder import encode
 
 
 class DenseIndex:
-    """Exact inner-product search (IndexFlatIP); small corpora need nothing approximate."""
+    """Inner-product search over a FAISS index of any kind (exact, HNSW or IVF-PQ; see retrieval.ann)."""
 
     def __init__(self, index: faiss.Index):
         self.index = index
-
-    @classmethod
-    def from_vectors(cls, vectors: np.ndarray) -> DenseIndex:
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        index = faiss.IndexFlatIP(vectors.shape[1])
-        index.add(vectors)
-        return cls(index)
 
     @classmethod
     def load(cls, path: Path) -> DenseIndex:

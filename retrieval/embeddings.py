@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
-from tqdm import tqdm
-
-from retrieval.atomic import atomic_path, write_json
 from retrieval.corpus import Corpus
-from retrieval.encoder import ENCODER_NAME, encode, passage_text
+from retrieval.encoder import ENCODER_NAME
 
 BUNDLED_EMBEDDINGS = Path(__file__).resolve().parent.parent / "hover_data" / "corpus.embeddings.f16.npy"
 
@@ -37,31 +33,3 @@ def matches(manifest: dict | None, corpus: Corpus) -> bool:
         and manifest.get("corpus_sha256") == corpus.sha256
         and manifest.get("count") == len(corpus)
     )
-
-
-def build_embeddings(corpus: Corpus, target: Path, batch_size: int = 256) -> np.ndarray:
-    """Encode every document with a progress bar; the manifest is written last so a partial file never counts."""
-    chunks = []
-    with tqdm(total=len(corpus), desc="encoding corpus", unit="doc") as bar:
-        for start in range(0, len(corpus), batch_size):
-            stop = min(start + batch_size, len(corpus))
-            batch = [passage_text(corpus.titles[i], corpus.texts[i]) for i in range(start, stop)]
-            chunks.append(encode(batch, batch_size=64))
-            bar.update(stop - start)
-    vectors = np.concatenate(chunks).astype(np.float16)
-    with atomic_path(target) as tmp, open(tmp, "wb") as handle:
-        np.save(handle, vectors)
-    write_json(
-        manifest_path(target),
-        {
-            "encoder": ENCODER_NAME,
-            "corpus_sha256": corpus.sha256,
-            "corpus_name": corpus.path.name,
-            "count": len(corpus),
-            "dim": int(vectors.shape[1]),
-            "dtype": "float16",
-            "normalized": True,
-            "text": "title | text",
-        },
-    )
-    return vectors

@@ -1,30 +1,46 @@
-"""Persisted indexes for one corpus: FAISS + BM25 in a folder whose manifest (written last) says what built them."""
+"""Persisted indexes for one corpus: FAISS + BM25 in a folder whose manifest (written last) says what built them.
+
+The build streams the corpus once: each shard of documents is embedded and saved (so a killed build resumes
+at the first missing shard) and tokenised for BM25; then the FAISS index is filled shard by shard and, if it is
+approximate, its recall against exact search is measured and recorded."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
-from retrieval import embeddings as emb
+from retrieval import ann
 from retrieval.atomic import write_json, write_text
-from retrieval.corpus import Corpus
+from retrieval.corpus import Corpus, CorpusError, CorpusFile, iter_documents
 from retrieval.dense import DenseIndex
 from retrieval.encoder import ENCODER_NAME
-from retrieval.lexical import BM25Index
+from retrieval.lexical import BM25Builder, BM25Index
 from retrieval.settings_paths import cache_root
+from retrieval.shards import SHARD_SIZE, iter_shards, write_shards
 
 MANIFEST = "manifest.json"
 OWNER_MARK = ".claimhop-index"  # written first into a folder claimhop builds in; only such folders are ever cleared
-INDEX_FILES = {MANIFEST, "dense.faiss", "bm25", "embeddings.f16.npy", "embeddings.f16.manifest.json"}
-FORMAT_VERSION = 1
+# what claimhop writes in an index folder (older versions' names included, so their folders are recognised)
+INDEX_FILES = {MANIFEST, "dense.faiss", "bm25", "shards", "embeddings.f16.npy", "embeddings.f16.manifest.json"}
+FORMAT_VERSION = 2
+RECALL_QUERIES = 200
+RECALL_K = 10
+IVF_TRAIN_SIZE = 65_536
 
 
 class IndexNotBuiltError(FileNotFoundError):
     """No usable index for this corpus; build it with `claimhop index`."""
+
+
+class IndexCorruptError(ValueError):
+    """The manifest says the index is complete, but its files are missing, truncated or unreadable."""
 
 
 class IndexFolderError(ValueError):
@@ -57,78 +73,143 @@ class Indexes:
     manifest: dict
 
 
-def index_dir_for(corpus: Corpus, root: Path | None = None) -> Path:
+def index_dir_for(corpus: Corpus | CorpusFile, root: Path | None = None) -> Path:
     return (root or cache_root() / "indexes") / corpus.sha256[:16]
 
 
-def _manifest_ok(folder: Path, corpus: Corpus) -> dict | None:
+def read_manifest(folder: Path) -> dict | None:
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        return json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
+
+
+def _manifest_ok(folder: Path, corpus: Corpus | CorpusFile) -> dict | None:
+    manifest = read_manifest(folder)
     if (
-        manifest.get("format_version") == FORMAT_VERSION
+        manifest
+        and manifest.get("format_version") == FORMAT_VERSION
         and manifest.get("encoder") == ENCODER_NAME
         and manifest.get("corpus_sha256") == corpus.sha256
-        and manifest.get("count") == len(corpus)
+        and (not isinstance(corpus, Corpus) or manifest.get("count") == len(corpus))
     ):
         return manifest
     return None
 
 
-def load_indexes(corpus: Corpus, folder: Path | None = None) -> Indexes:
-    """Open the indexes built for exactly this corpus, or raise IndexNotBuiltError saying what to run."""
+def _file_sizes(folder: Path) -> dict[str, int]:
+    files = [folder / "dense.faiss", *sorted((folder / "bm25").glob("*"))]
+    return {p.relative_to(folder).as_posix(): p.stat().st_size for p in files if p.is_file()}
+
+
+def load_indexes(corpus: Corpus | CorpusFile, folder: Path | None = None) -> Indexes:
+    """Open the indexes built for exactly this corpus, or raise IndexNotBuiltError saying what to run.
+
+    Files that are missing, of another size than the manifest recorded, unreadable, or holding another number
+    of documents raise IndexCorruptError: the index is reported, never silently used."""
     folder = folder or index_dir_for(corpus)
     manifest = _manifest_ok(folder, corpus)
     if manifest is None:
         raise IndexNotBuiltError(
             f"no index for corpus {corpus.path} (sha256 {corpus.sha256[:12]}) in {folder}; "
-            f"run `claimhop index --corpus {corpus.path}`"
+            f"run `claimhop index {corpus.path}`"
         )
-    return Indexes(DenseIndex.load(folder / "dense.faiss"), BM25Index.load(folder / "bm25"), folder, manifest)
+    rebuild = f"; rebuild it with `claimhop index {corpus.path} --rebuild`"
+    if _file_sizes(folder) != manifest.get("files"):
+        raise IndexCorruptError(f"index in {folder} is damaged (files missing or of the wrong size){rebuild}")
+    try:
+        dense, bm25 = DenseIndex.load(folder / "dense.faiss"), BM25Index.load(folder / "bm25")
+    except Exception as err:  # noqa: BLE001 - FAISS and bm25s raise many kinds on a damaged file
+        raise IndexCorruptError(f"index in {folder} cannot be read ({type(err).__name__}){rebuild}") from None
+    if len(dense) != manifest["count"] or len(bm25) != manifest["count"]:
+        raise IndexCorruptError(f"index in {folder} does not hold {manifest['count']} documents{rebuild}")
+    return Indexes(dense, bm25, folder, manifest)
 
 
-def _document_vectors(corpus: Corpus, folder: Path) -> tuple[np.ndarray, str]:
-    """Shipped embeddings when they were made from this corpus; otherwise encode (minutes, with progress)."""
-    if emb.matches(emb.read_manifest(emb.BUNDLED_EMBEDDINGS), corpus):
-        return np.load(emb.BUNDLED_EMBEDDINGS), "bundled"
-    target = folder / "embeddings.f16.npy"
-    if emb.matches(emb.read_manifest(target), corpus):
-        return np.load(target), "cached"
-    return emb.build_embeddings(corpus, target), "encoded"
+def _streamed(corpus: Corpus | CorpusFile, bm25: BM25Builder, bar: tqdm) -> Iterator[tuple[str, str]]:
+    """The corpus's rows, tokenised for BM25 in chunks as they pass by."""
+    pending: list[str] = []
+    for title, text in iter_documents(corpus.path):
+        pending.append(f"{title} {text}")
+        if len(pending) == SHARD_SIZE:
+            bm25.add(pending)
+            pending = []
+        bar.update(1)
+        yield title, text
+    if pending:
+        bm25.add(pending)
 
 
-def build_indexes(corpus: Corpus, folder: Path | None = None) -> Indexes:
-    """Build FAISS and BM25 for the corpus; the manifest goes last, so a half-built folder never loads."""
+def _fill_dense(kind: str, shard_paths: list[Path], count: int) -> tuple[DenseIndex, dict]:
+    """The FAISS index filled shard by shard; for an approximate kind, its measured recall against exact search."""
+    shards = [np.load(p, mmap_mode="r") for p in shard_paths]
+    dim = int(shards[0].shape[1])
+    index = ann.new_index(kind, dim, count)
+    if kind == "ivfpq":
+        index.train(ann.train_sample(shards, IVF_TRAIN_SIZE))
+    for shard in tqdm(iter_shards(shard_paths), total=len(shard_paths), desc=f"FAISS {kind}", unit="shard"):
+        index.add(shard)
+    details = {"dense_index": type(index).__name__, "index_type": kind, "dim": dim}
+    if kind != "flat":
+        queries = ann.probe_queries(shards, RECALL_QUERIES)
+        exact = ann.exact_top_k(queries, iter_shards(shard_paths), RECALL_K)
+        details[f"recall_at_{RECALL_K}_vs_exact"] = round(ann.recall_against_exact(index, queries, exact), 4)
+    return DenseIndex(index), details
+
+
+def build_indexes(
+    corpus: Corpus | CorpusFile, folder: Path | None = None, index_type: str = "auto", rebuild: bool = False,
+    shard_size: int = SHARD_SIZE,
+) -> Indexes:
+    """Build FAISS and BM25 for the corpus, resuming a killed build; the manifest goes last, so a half-built
+    folder never loads. `rebuild` also throws away the embedded shards."""
+    ann.resolve(index_type, 0)  # a bad type fails before any work
     folder = claim_index_folder(folder or index_dir_for(corpus))
     (folder / MANIFEST).unlink(missing_ok=True)
+    if rebuild:
+        shutil.rmtree(folder / "shards", ignore_errors=True)
     started = time.perf_counter()
-    vectors, source = _document_vectors(corpus, folder)
-    dense = DenseIndex.from_vectors(vectors.astype(np.float32))
+    bm25_builder = BM25Builder()
+    with tqdm(desc="reading and embedding", unit="doc", total=len(corpus) if isinstance(corpus, Corpus) else None) as bar:
+        shard_paths, count, source = write_shards(
+            CorpusFile(corpus.path, corpus.sha256), _streamed(corpus, bm25_builder, bar), folder / "shards", shard_size
+        )
+    if count == 0:
+        raise CorpusError(f"corpus {corpus.path} has no documents")
+    kind = ann.resolve(index_type, count)
+    dense, details = _fill_dense(kind, shard_paths, count)
     dense.persist(folder / "dense.faiss")
-    bm25 = BM25Index.build([f"{t} {x}" for t, x in zip(corpus.titles, corpus.texts)])
+    bm25 = bm25_builder.build()
     bm25.persist(folder / "bm25")
     manifest = {
         "format_version": FORMAT_VERSION,
         "encoder": ENCODER_NAME,
         "corpus_path": str(corpus.path),
         "corpus_sha256": corpus.sha256,
-        "count": len(corpus),
-        "dim": int(vectors.shape[1]),
-        "dense_index": "IndexFlatIP",
+        "count": count,
+        **details,
         "bm25": "bm25s, english stemmer and stop words",
         "embeddings_source": source,
+        "shards": len(shard_paths),
         "build_seconds": round(time.perf_counter() - started, 2),
+        "files": _file_sizes(folder),
     }
     write_json(folder / MANIFEST, manifest)
     return Indexes(dense, bm25, folder, manifest)
 
 
-def open_indexes(corpus: Corpus, rebuild: bool = False, folder: Path | None = None) -> Indexes:
-    """Load the indexes for this corpus, building them first when missing or stale (or when asked)."""
+def open_indexes(
+    corpus: Corpus | CorpusFile, rebuild: bool = False, folder: Path | None = None, index_type: str = "auto"
+) -> Indexes:
+    """Load the indexes for this corpus, building them first when missing or stale (or when asked).
+
+    A damaged index is reported (IndexCorruptError), not rebuilt behind the user's back; `rebuild` rebuilds it.
+    An explicit `index_type` other than the built one rebuilds from the saved shards (no re-encoding)."""
     if not rebuild:
         try:
-            return load_indexes(corpus, folder)
+            indexes = load_indexes(corpus, folder)
+            if index_type == "auto" or indexes.manifest.get("index_type") == index_type:
+                return indexes
         except IndexNotBuiltError:
             pass
-    return build_indexes(corpus, folder)
+    return build_indexes(corpus, folder, index_type=index_type, rebuild=rebuild)

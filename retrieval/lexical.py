@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import bm25s
+import numpy as np
 import Stemmer
+from bm25s.tokenization import Tokenized, Tokenizer
 
 from retrieval.atomic import atomic_dir
 
@@ -14,6 +16,25 @@ _STEMMER = Stemmer.Stemmer("english")
 
 def _tokenize(texts: list[str], show_progress: bool = False):
     return bm25s.tokenize(texts, stopwords="en", stemmer=_STEMMER, show_progress=show_progress)
+
+
+class BM25Builder:
+    """Tokenises documents chunk by chunk as the corpus streams by (token ids kept as int32 arrays, not texts),
+    then builds the same index `bm25s.tokenize` + `BM25.index` would."""
+
+    def __init__(self) -> None:
+        self.tokenizer = Tokenizer(stopwords="en", stemmer=_STEMMER)
+        self.ids: list[np.ndarray] = []
+
+    def add(self, documents: list[str]) -> None:
+        tokens = self.tokenizer.tokenize(documents, update_vocab=True, return_as="ids", show_progress=False)
+        self.ids.extend(np.asarray(t, dtype=np.int32) for t in tokens)
+
+    def build(self) -> BM25Index:
+        model = bm25s.BM25()
+        model.index(Tokenized(ids=self.ids, vocab=self.tokenizer.get_vocab_dict()), show_progress=False)
+        self.ids = []
+        return BM25Index(model)
 
 
 class BM25Index:

@@ -64,12 +64,18 @@ _CACHE: dict[str, Retriever] = {}
 _LOCK = threading.Lock()
 
 
-def get_retriever(corpus_path: str | Path | None = None, rebuild: bool = False) -> Retriever:
-    """The process-wide retriever for a corpus file (bundled HoVer corpus by default), built on first use."""
+def get_retriever(
+    corpus_path: str | Path | None = None, rebuild: bool = False, index_dir: str | Path | None = None
+) -> Retriever:
+    """The process-wide retriever for a corpus file (bundled HoVer corpus by default), built on first use.
+
+    Its indexes live in `index_dir` when given (as `claimhop index --index-dir` built them), else under
+    CLAIMHOP_HOME, keyed by the corpus's content hash."""
     path = Path(corpus_path) if corpus_path else BUNDLED_CORPUS
-    key = str(path.resolve())
+    folder = Path(index_dir).expanduser() if index_dir else None
+    key = f"{path.resolve()}|{folder.resolve() if folder else ''}"
     with _LOCK:
         if rebuild or key not in _CACHE:
             corpus = load_corpus(path)
-            _CACHE[key] = Retriever(corpus, open_indexes(corpus, rebuild=rebuild))
+            _CACHE[key] = Retriever(corpus, open_indexes(corpus, rebuild=rebuild, folder=folder))
         return _CACHE[key]

@@ -45,6 +45,15 @@ def corpus_problem(corpus_path: str) -> str | None:
     return None
 
 
+def index_dir_problem(index_dir: str) -> str | None:
+    """Building an index writes files: a client may only point the server at an index inside an allowed folder."""
+    if index_dir and not any(Path(index_dir).expanduser().resolve().is_relative_to(folder.resolve())
+                             for folder in readable_corpus_dirs()[1:]):
+        return (f"index_dir {index_dir} is outside the folders this server may use; "
+                "its operator can allow a folder with CLAIMHOP_CORPUS_DIRS")
+    return None
+
+
 def problem_with(body: dict[str, Any]) -> str | None:
     """The reason a run request cannot succeed, or None. Only the claimhop input shape is checked."""
     payload = body.get("input")
@@ -55,7 +64,8 @@ def problem_with(body: dict[str, Any]) -> str | None:
     try:
         if "context" in body and body["context"] is not None:
             Context.from_any(body["context"])
-            problem = corpus_problem(str(body["context"].get("corpus_path") or ""))  # the client's, not the operator's env
+            client = body["context"]  # the client's paths, not the operator's environment
+            problem = corpus_problem(str(client.get("corpus_path") or "")) or index_dir_problem(str(client.get("index_dir") or ""))
             if problem:
                 return problem
         if payload.get("claim") not in (None, ""):

@@ -27,6 +27,9 @@ class Context:
         "e.g. 'openai/gpt-4o-mini' (its API key from the environment).",
     )
     corpus_path: str = _setting("", "JSONL corpus of {title, text}; empty means the bundled HoVer Wikipedia corpus.")
+    index_dir: str = _setting(
+        "", "Folder of the corpus's indexes (as built by `claimhop index --index-dir`); empty: under CLAIMHOP_HOME."
+    )
     retrieval_mode: Literal["hybrid", "bm25", "dense"] = _setting(
         "hybrid", "Search used by every hop: BM25 + dense fused by reciprocal rank, or one of them."
     )
