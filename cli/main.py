@@ -102,8 +102,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     folder = Path(args.index_dir).expanduser() if args.index_dir else None
     indexes = open_indexes(corpus, rebuild=args.rebuild, folder=folder, index_type=args.index_type)
-    print(json.dumps({**indexes.manifest, "folder": str(indexes.folder),
-                      "seconds": round(time.perf_counter() - started, 2)}, indent=2))
+    report = {**indexes.manifest, "folder": str(indexes.folder), "seconds": round(time.perf_counter() - started, 2)}
+    if args.pgvector:
+        import os
+
+        from retrieval.pgvector_store import ENV_URL, load_into_pgvector
+
+        url = os.environ.get(ENV_URL, "") if args.pgvector == "env" else args.pgvector
+        report["pgvector"] = load_into_pgvector(corpus.path, url, args.collection)
+    print(json.dumps(report, indent=2))
     return 0
 
 
@@ -200,6 +207,8 @@ def parser() -> argparse.ArgumentParser:
     index.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw", "ivfpq"],
                        help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
     index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
+    index.add_argument("--pgvector", metavar="URL", help="also load the corpus into PostgreSQL + pgvector at URL (or env CLAIMHOP_PG_URL with --pgvector env)")
+    index.add_argument("--collection", default="claimhop", help="pgvector collection name (default claimhop)")
     index.set_defaults(func=cmd_index)
     evaluate = sub.add_parser("eval", help="recall@21 of several systems on HoVer claims, resumable")
     evaluate.add_argument("--systems", default="bm25,dense,hybrid,claimhop", help="comma-separated: bm25,dense,hybrid,diverse-coverage,claimhop")

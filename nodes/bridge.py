@@ -15,14 +15,14 @@ from nodes.common import (
     settings_of,
 )
 from nodes.search import candidate
-from retrieval.service import Retriever
+from retrieval.service import SearchEngine
 from retrieval.titles import normalize_title
 from state.schema import Candidate, Hop, State
 
 SHOWN_TO_LM = 20
 
 
-def lookup_entity(retriever: Retriever, entity: str, k: int, mode: str) -> list:
+def lookup_entity(retriever: SearchEngine, entity: str, k: int, mode: str) -> list:
     """The entity's own article(s) by title, then search results for its name, up to k distinct documents."""
     hits = retriever.by_title(entity, limit=k)
     seen = {h.doc_id for h in hits}
@@ -36,7 +36,7 @@ def lookup_entity(retriever: Retriever, entity: str, k: int, mode: str) -> list:
 
 
 def fetch_entities(
-    retriever: Retriever, entities: list[str], step: str, k: int, mode: str
+    retriever: SearchEngine, entities: list[str], step: str, k: int, mode: str
 ) -> tuple[dict[str, Candidate], list[Hop]]:
     found: dict[str, Candidate] = {}
     hops: list[Hop] = []
@@ -44,7 +44,7 @@ def fetch_entities(
         hits = lookup_entity(retriever, entity, k, mode)
         for rank, hit in enumerate(hits, start=1):
             if hit.title not in found:
-                found[hit.title] = candidate(retriever, hit, rank, step)
+                found[hit.title] = candidate(hit, rank, step)
         hops.append({"step": step, "query": entity, "titles": [h.title for h in hits]})
     return found, hops
 

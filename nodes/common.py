@@ -17,7 +17,7 @@ from langgraph.types import RetryPolicy
 from lm.call_watch import CallWatch, current_watch
 from lm.provider import get_lm
 from nodes.program import ClaimHopProgram, get_program
-from retrieval.service import Retriever, get_retriever
+from retrieval.service import SearchEngine, get_retriever
 from state.context import Context
 
 log = logging.getLogger("claimhop")
@@ -30,7 +30,12 @@ def settings_of(runtime: Any) -> Context:
     return Context.from_any(getattr(runtime, "context", None))
 
 
-def retriever_for(ctx: Context) -> Retriever:
+def retriever_for(ctx: Context) -> SearchEngine:
+    """claimhop's own indexes, or the external LangChain retriever the `retriever` setting names."""
+    if ctx.retriever:
+        from retrieval.engines import external_engine
+
+        return external_engine(ctx.retriever)
     return get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None)
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from nodes.common import emit, retriever_for, say, settings_of
 from nodes.search import search_round
-from retrieval.service import Retriever
+from retrieval.service import SearchEngine
 from state.context import Context
 from state.schema import Candidate, Hop, State, merge_candidates
 
 
 def dual_phase_search(
-    retriever: Retriever, claim: str, sub_questions: list[str], gap_queries: list[str], ctx: Context
+    retriever: SearchEngine, claim: str, sub_questions: list[str], gap_queries: list[str], ctx: Context
 ) -> tuple[dict[str, Candidate], list[Hop]]:
     """Phase 1: the claim and its sub-questions (the claim leads: as one query it already finds most single-hop
     evidence); phase 2: the early gap queries. Each phase yields its k distinct documents."""

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from retrieval.service import Hit, Mode, Retriever
+from retrieval.service import Hit, Mode, SearchEngine
 from state.schema import Candidate, Hop
 
 RRF_K = 60
 
 
-def candidate(retriever: Retriever, hit: Hit, rank: int, step: str) -> Candidate:
+def candidate(hit: Hit, rank: int, step: str) -> Candidate:
     """Each time a document is found it earns 1/(60 + rank), so documents many hops agree on rise."""
     return {
         "doc_id": hit.doc_id,
         "title": hit.title,
-        "text": retriever.corpus.texts[hit.doc_id],
+        "text": hit.text,
         "retrieval_score": 1.0 / (RRF_K + rank),
         "found_by": [step],
     }
 
 
 def search_round(
-    retriever: Retriever, queries: list[str], step: str, k_total: int | None, k_each: int, mode: Mode
+    retriever: SearchEngine, queries: list[str], step: str, k_total: int | None, k_each: int, mode: Mode
 ) -> tuple[dict[str, Candidate], list[Hop]]:
     """Search every query for `k_each` documents; with `k_total`, take the queries' results round-robin until
     that many distinct documents are found (so "18 documents in all" means 18 distinct ones)."""
@@ -36,7 +36,7 @@ def search_round(
                     taken[hit.title]["retrieval_score"] += 1.0 / (RRF_K + rank)
                     per_query[q_index].append(hit.title)
                 elif len(taken) < budget:
-                    taken[hit.title] = candidate(retriever, hit, rank, step)
+                    taken[hit.title] = candidate(hit, rank, step)
                     per_query[q_index].append(hit.title)
     hops: list[Hop] = [{"step": step, "query": q, "titles": t} for q, t in zip(queries, per_query)]
     return taken, hops

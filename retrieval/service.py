@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from retrieval.corpus import BUNDLED_CORPUS, Corpus, load_corpus
 from retrieval.fusion import reciprocal_rank_fusion
@@ -20,6 +20,17 @@ class Hit:
     doc_id: int
     title: str
     score: float
+    text: str = ""
+
+
+class SearchEngine(Protocol):
+    """What the graph asks of retrieval: the built-in Retriever, or any LangChain retriever (retrieval.engines)."""
+
+    def search_many(self, queries: list[str], k: int, mode: Mode = "hybrid") -> list[list[Hit]]: ...
+
+    def search(self, query: str, k: int, mode: Mode = "hybrid") -> list[Hit]: ...
+
+    def by_title(self, name: str, limit: int = 5) -> list[Hit]: ...
 
 
 class Retriever:
@@ -32,7 +43,7 @@ class Retriever:
         self.fusion_depth = fusion_depth
 
     def _hits(self, scored: list[tuple[int, float]], k: int) -> list[Hit]:
-        return [Hit(i, self.corpus.titles[i], s) for i, s in scored[:k]]
+        return [Hit(i, self.corpus.titles[i], s, self.corpus.texts[i]) for i, s in scored[:k]]
 
     def search_many(self, queries: list[str], k: int, mode: Mode = "hybrid") -> list[list[Hit]]:
         """Top-k per query. Hybrid fuses BM25 and dense top-`fusion_depth` lists by reciprocal rank."""
@@ -57,7 +68,7 @@ class Retriever:
 
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         """Documents titled `name` (normalised exact, then base title, then fuzzy)."""
-        return [Hit(i, self.corpus.titles[i], 1.0) for i in self.titles.lookup(name, limit=limit)]
+        return [Hit(i, self.corpus.titles[i], 1.0, self.corpus.texts[i]) for i in self.titles.lookup(name, limit=limit)]
 
 
 _CACHE: dict[str, Retriever] = {}

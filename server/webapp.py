@@ -65,6 +65,8 @@ def problem_with(body: dict[str, Any]) -> str | None:
         if "context" in body and body["context"] is not None:
             Context.from_any(body["context"])
             client = body["context"]  # the client's paths, not the operator's environment
+            if client.get("retriever"):
+                return "the retriever engine is chosen by the server's operator (CLAIMHOP_RETRIEVER), not per run"
             problem = corpus_problem(str(client.get("corpus_path") or "")) or index_dir_problem(str(client.get("index_dir") or ""))
             if problem:
                 return problem

@@ -30,6 +30,10 @@ class Context:
     index_dir: str = _setting(
         "", "Folder of the corpus's indexes (as built by `claimhop index --index-dir`); empty: under CLAIMHOP_HOME."
     )
+    retriever: str = _setting(
+        "", "Search engine: empty for claimhop's own indexes, or 'package.module:function' returning a LangChain "
+        "BaseRetriever, e.g. 'retrieval.pgvector_store:pgvector_retriever' (PostgreSQL + pgvector).",
+    )
     retrieval_mode: Literal["hybrid", "bm25", "dense"] = _setting(
         "hybrid", "Search used by every hop: BM25 + dense fused by reciprocal rank, or one of them."
     )
