@@ -76,7 +76,8 @@ def synthetic_corpus(size: int, folder: Path, seed: int = 0) -> tuple[Path, Path
         vectors = np.asarray(base[rng.integers(0, len(base), n)], dtype=np.float32)
         vectors += rng.normal(0, NOISE, vectors.shape).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        np.save(shard_path(shards, number), vectors.astype(np.float16))
+        with atomic_path(shard_path(shards, number)) as tmp, open(tmp, "wb") as handle:
+            np.save(handle, vectors.astype(np.float16))
     write_json(shards / "plan.json", {"corpus_sha256": corpus_file(path).sha256, "encoder": ENCODER_NAME,
                                       "shard_size": SHARD_SIZE})
     return path, folder / "index"

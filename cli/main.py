@@ -103,6 +103,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     folder = Path(args.index_dir).expanduser() if args.index_dir else None
     indexes = open_indexes(corpus, rebuild=args.rebuild, folder=folder, index_type=args.index_type)
     report = {**indexes.manifest, "folder": str(indexes.folder), "seconds": round(time.perf_counter() - started, 2)}
+    if args.entity_graph:
+        from retrieval.entity_graph import build_entity_graph
+
+        report["entity_graph"] = build_entity_graph(corpus, folder)
     if args.pgvector:
         import os
 
@@ -207,6 +211,7 @@ def parser() -> argparse.ArgumentParser:
     index.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw", "ivfpq"],
                        help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
     index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
+    index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) used by the link_articles setting")
     index.add_argument("--pgvector", metavar="URL", help="also load the corpus into PostgreSQL + pgvector at URL (or env CLAIMHOP_PG_URL with --pgvector env)")
     index.add_argument("--collection", default="claimhop", help="pgvector collection name (default claimhop)")
     index.set_defaults(func=cmd_index)

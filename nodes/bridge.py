@@ -15,11 +15,12 @@ from nodes.common import (
     settings_of,
 )
 from nodes.search import candidate
-from retrieval.service import SearchEngine
+from retrieval.service import Hit, SearchEngine
 from retrieval.titles import normalize_title
 from state.schema import Candidate, Hop, State
 
 SHOWN_TO_LM = 20
+LINK_SOURCES = 10  # the documents whose links are followed
 
 
 def lookup_entity(retriever: SearchEngine, entity: str, k: int, mode: str) -> list:
@@ -62,6 +63,30 @@ def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
     return chosen
 
 
+def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limit: int
+                 ) -> tuple[dict[str, Candidate], list[Hop]]:
+    """Articles not yet found that the best documents so far name (the entity graph's LINKS_TO edges), most
+    named first.
+    Nothing when the engine has no entity graph (an external engine, or none built)."""
+    from retrieval.entity_graph import graph_connection, linked_articles
+
+    folder = getattr(getattr(retriever, "indexes", None), "folder", None)
+    connection = graph_connection(folder) if folder is not None else None
+    if connection is None or not candidates:
+        return {}, []
+    best = sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]
+    found: dict[str, Candidate] = {}
+    by_source: dict[str, list[str]] = {}
+    known = [c["doc_id"] for c in candidates.values()]
+    for rank, (source, target, title) in enumerate(
+            linked_articles(connection, [c["doc_id"] for c in best], limit, exclude=known), start=1):
+        found[title] = candidate(Hit(target, title, 0.0, retriever.corpus.texts[target]), rank, "links")
+        by_source.setdefault(retriever.corpus.titles[source], []).append(title)
+    hops: list[Hop] = [{"step": "links", "query": f"named by {source}", "titles": titles}
+                       for source, titles in by_source.items()]
+    return found, hops
+
+
 def bridge(state: State, runtime) -> dict:
     ctx = settings_of(runtime)
     retriever = retriever_for(ctx)
@@ -84,6 +109,10 @@ def bridge(state: State, runtime) -> dict:
         calls = 1
     entities = choose(picked, shown, ctx.max_bridge_entities)
     found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode)
+    if ctx.link_articles:
+        linked, link_hops = follow_links(retriever, state.get("candidates", {}), ctx.link_articles)
+        found = {**linked, **found}
+        hops += link_hops
     for hop in hops:
         emit("bridge", event="hop", **hop)
     emit("bridge", event="bridging_entities", entities=entities, picked_by_lm=picked, degraded=degraded)

@@ -28,7 +28,8 @@ from retrieval.shards import SHARD_SIZE, iter_shards, write_shards
 MANIFEST = "manifest.json"
 OWNER_MARK = ".claimhop-index"  # written first into a folder claimhop builds in; only such folders are ever cleared
 # what claimhop writes in an index folder (older versions' names included, so their folders are recognised)
-INDEX_FILES = {MANIFEST, "dense.faiss", "bm25", "shards", "embeddings.f16.npy", "embeddings.f16.manifest.json"}
+INDEX_FILES = {MANIFEST, "dense.faiss", "bm25", "shards", "entity_graph.kuzu", "embeddings.f16.npy",
+               "embeddings.f16.manifest.json"}
 FORMAT_VERSION = 2
 RECALL_QUERIES = 200
 RECALL_K = 10

@@ -1,0 +1,109 @@
+"""The Kuzu entity graph: articles, sections and the links between articles that name each other; the bridge
+step following those links; and the multi-document synthesiser's ranking, filtering, checks and cache."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SMALL_CORPUS
+from fakes import fake_lm
+from test_graph_routing import answers
+
+import cli.main
+import nodes.common
+from retrieval.corpus import corpus_file
+from retrieval.entity_graph import (
+    common_words,
+    graph_connection,
+    linkable,
+    linked_articles,
+)
+from retrieval.index_store import index_dir_for
+from retrieval.synthesis import MultiDocSynthesizer
+
+EXTRA = [
+    {"title": "Runaways trivia", "text": "Who sang lead for The Runaways? Cherie Currie sang lead for The Runaways. "
+                                         "Cherie Currie sang lead for The Runaways. Yes. Steve Augeri did not. Red foxes ran."},
+]
+TITLES = [row["title"] for row in SMALL_CORPUS + EXTRA]
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")
+    corpus = tmp_path_factory.mktemp("corpus") / "linked.jsonl"
+    corpus.write_text("\n".join(json.dumps(r) for r in SMALL_CORPUS + EXTRA) + "\n", encoding="utf-8")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CLAIMHOP_HOME", str(home))
+    mp.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    yield corpus
+    mp.undo()
+
+
+def built(corpus, capsys) -> dict:
+    assert cli.main.main(["index", str(corpus), "--entity-graph"]) == 0
+    return json.loads(capsys.readouterr().out)["entity_graph"]
+
+
+def test_articles_link_to_the_articles_their_text_names(graph, capsys):
+    report = built(graph, capsys)
+    assert report["articles"] == len(TITLES) and report["sections"] >= len(TITLES)
+    connection = graph_connection(index_dir_for(corpus_file(graph)))
+    soundtrack = TITLES.index("Foxes (soundtrack)")
+    linked = {title for _, _, title in linked_articles(connection, [soundtrack], 10)}
+    assert linked == {"Jodie Foster", "Cherie Currie", "The Runaways"}  # "Foxes" is also a word here ("red foxes")
+    from_two = linked_articles(connection, [soundtrack, TITLES.index("Runaways trivia")], 10)
+    assert from_two[0][2] in {"Cherie Currie", "The Runaways"}  # named by both sources: first
+    assert all(target not in {soundtrack} for _, target, _ in from_two)
+
+
+def test_only_unambiguous_titles_are_linked():
+    ordinary = common_words(["Foxes are mammals; foxes hunt.", "a long journey by Madonna"])
+    assert linkable("Cherie Currie", ordinary) and linkable("Journey (band)", ordinary)
+    assert linkable("Madonna", ordinary)  # never an ordinary word
+    assert not linkable("Foxes", ordinary) and not linkable("Journey", ordinary) and not linkable("It", ordinary)
+
+
+def test_the_bridge_step_follows_links_when_asked(graph, monkeypatch, capsys):
+    built(graph, capsys)
+    lm, _ = fake_lm(answers())
+    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    args = ["check", "Cherie Currie and Steve Augeri were both American.", "--corpus", str(graph), "--json",
+            "--quiet", "--set", "use_optimized_program=false", "--set", "max_iterations=0",
+            "--set", "phase1_k=2", "--set", "phase2_k=1", "--set", "bridge_k=1"]  # leave documents to be linked
+    assert cli.main.main([*args, "--set", "link_articles=3"]) == 0
+    with_links = json.loads(capsys.readouterr().out)
+    link_hops = [h for h in with_links["hops"] if h["step"] == "links"]
+    assert link_hops and all(h["query"].startswith("named by ") and h["titles"] for h in link_hops)
+    assert cli.main.main(args) == 0
+    assert not [h for h in json.loads(capsys.readouterr().out)["hops"] if h["step"] == "links"]  # off by default
+
+
+def test_the_synthesiser_ranks_articles_and_extracts_clean_facts(graph, capsys):
+    built(graph, capsys)
+    connection = graph_connection(index_dir_for(corpus_file(graph)))
+    synth = MultiDocSynthesizer(connection, max_articles=2, max_sections=3, min_relevance=0.6)
+    facts = synth.facts("Who was the lead singer of The Runaways?", list(range(len(TITLES))))
+    assert 1 <= len({f.title for f in facts}) <= 2
+    texts = [f.text for f in facts]
+    assert not [t for t in texts if t.endswith("?") or len(t) < 20]  # no questions, no fragments ("Yes.")
+    assert len(texts) == len({t.casefold() for t in texts})  # the repeated sentence once
+    assert all(0.6 <= f.relevance <= 1 for f in facts)
+    assert any("lead singer of The Runaways" in t or "sang lead for The Runaways" in t for t in texts)
+    again = synth.facts("who was the lead singer of  The Runaways?", list(reversed(range(len(TITLES)))))
+    assert again == facts and synth.cache_hits == 1
+
+
+def test_the_synthesiser_refuses_bad_settings_and_connections(graph, capsys):
+    built(graph, capsys)
+    connection = graph_connection(index_dir_for(corpus_file(graph)))
+    for kwargs, error in [({"max_articles": 0}, ValueError), ({"max_articles": 11}, ValueError),
+                          ({"max_sections": 2.5}, TypeError), ({"min_relevance": 1.5}, ValueError),
+                          ({"min_relevance": "high"}, TypeError), ({"max_articles": True}, TypeError)]:
+        with pytest.raises(error):
+            MultiDocSynthesizer(connection, **kwargs)
+    with pytest.raises(TypeError, match="kuzu.Connection"):
+        MultiDocSynthesizer("bolt://localhost")
+    with pytest.raises(ValueError, match="question"):
+        MultiDocSynthesizer(connection).facts("  ", [0])
