@@ -22,8 +22,9 @@ import httpx
 from langgraph_sdk import get_client
 
 from evaluation.data import load_claims
+from evaluation.figures import pyplot, save_png
 from evaluation.metric import all_gold_in
-from retrieval.atomic import atomic_path, write_json
+from retrieval.atomic import write_json
 from server.launch import dev_server
 
 VERDICTS = {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
@@ -129,10 +130,7 @@ def summarise(rows: list[dict], samples: list[dict], wall: float, concurrency: i
 
 
 def plot(rows: list[dict], samples: list[dict], started: float, concurrency: int, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (memory, done) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     memory.plot([(s["t"] - started) / 60 for s in samples], [s["rss_mib"] for s in samples])
@@ -143,9 +141,7 @@ def plot(rows: list[dict], samples: list[dict], started: float, concurrency: int
     done.set_ylabel("runs finished")
     done.set_xlabel("minutes since start")
     fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
-    plt.close(fig)
+    save_png(fig, path, dpi=110)
 
 
 def main() -> None:
@@ -153,12 +149,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--max-iterations", type=int, default=2)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a run setting for every run, e.g. max_iterations=0 (default: the defaults)")
     parser.add_argument("--url", help="load this running server instead of starting one")
     parser.add_argument("--out", type=Path, default=Path("docs/results/load"), help="folder for rows, summary, plot")
     args = parser.parse_args()
     claims = load_claims(limit=args.runs, seed=args.seed)
-    context = {"max_iterations": args.max_iterations}
+    from cli.main import _settings
+
+    context = _settings(argparse.Namespace(set=args.set, model=None, corpus=None))
     args.out.mkdir(parents=True, exist_ok=True)
     rows_path = args.out / "runs.jsonl"
     rows_path.unlink(missing_ok=True)
@@ -177,7 +176,7 @@ def main() -> None:
                 Path(tmp) / "langgraph-dev.log", env={"DSPY_CACHEDIR": str(Path(tmp) / "dspy")}, jobs=args.concurrency
         ) as url:
             rows, samples, wall = asyncio.run(run_load(url, claims, args.concurrency, context, on_row=on_row))
-    summary = summarise(rows, samples, wall, args.concurrency)
+    summary = {**summarise(rows, samples, wall, args.concurrency), "settings": context}
     write_json(args.out / "summary.json", summary)
     plot(rows, samples, started, args.concurrency, args.out / "load.png")
     for key, value in summary.items():

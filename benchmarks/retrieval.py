@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from evaluation.data import load_claims
+from evaluation.figures import pyplot, save_png
 from retrieval.atomic import atomic_path, write_json, write_text
 from retrieval.corpus import BUNDLED_CORPUS, corpus_file, load_corpus
 from retrieval.embeddings import BUNDLED_EMBEDDINGS
@@ -181,10 +182,7 @@ def render(rows: list[dict]) -> str:
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     sizes = [r["documents"] for r in rows]
     fig, (latency, build) = plt.subplots(1, 2, figsize=(10, 4))
@@ -200,9 +198,7 @@ def plot(rows: list[dict], path: Path) -> None:
     build.set(xscale="log", xlabel="documents", title="index build")
     build.legend(fontsize=8)
     fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
-    plt.close(fig)
+    save_png(fig, path, dpi=110)
 
 
 def main() -> None:

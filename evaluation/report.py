@@ -6,8 +6,8 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
+from evaluation.figures import pyplot, save_png
 from evaluation.metric import KS, label_of
-from retrieval.atomic import atomic_path
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -92,10 +92,7 @@ def render_table(summary: dict[str, dict]) -> str:
 
 def plot(summary: dict[str, dict], path: Path) -> Path:
     """Grouped bars: recall@21 per hop count (and overall) per system, with 95% intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     groups = ["all", *sorted({g for s in summary.values() for g in s["groups"] if g != "all"})]
     systems = list(summary)
@@ -119,7 +116,5 @@ def plot(summary: dict[str, dict], path: Path) -> Path:
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=120, format="png")
-    plt.close(fig)
+    save_png(fig, path, dpi=120)
     return path
