@@ -30,8 +30,15 @@ def render_event(event: dict[str, Any], out: TextIO) -> None:
         print(f"[select_documents] kept {len(event['selected'])} of {event['candidates']}:", file=out)
         for doc in event["selected"]:
             print(f"    {doc['rank']:>2}. {doc['title']}  ({doc['score']:.2f})", file=out)
+    elif kind == "fact":
+        print(f"[verify] fact «{event['fact']}»: {event['verdict']} ({event['confidence']:.2f}, "
+              f"alignment {event['alignment']:.2f})", file=out)
+        for judged in event["evidence"]:
+            label = max(judged["probs"], key=judged["probs"].get)
+            print(f"    {label} {judged['probs'][label]:.2f}  {judged['title']}: {judged['sentence'][:100]}", file=out)
     elif kind == "verdict":
-        print(f"[verify] verdict: {event['verdict']}", file=out)
+        confidence = f" (confidence {event['confidence']:.2f})" if "confidence" in event else ""
+        print(f"[verify] verdict: {event['verdict']}{confidence}", file=out)
     elif kind == "degraded":
         print(f"[{node}] degraded: {event['reason']}", file=out)
     out.flush()

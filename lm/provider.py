@@ -56,6 +56,12 @@ def get_lm(model: str = LOCAL) -> dspy.LM:
         return _LMS[name]
 
 
+def local_engine():
+    """The in-process llama.cpp engine behind the local LM (loaded by get_lm)."""
+    get_lm(LOCAL)
+    return _ENGINES[LOCAL]
+
+
 def model_loads() -> dict[str, int]:
     """How many times each model was loaded in this process (1 each, however many runs share it)."""
     return dict(_LOADS)

@@ -49,8 +49,45 @@ def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Ev
     return "\n".join(parts)
 
 
+FACT_WORDS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "INSUFFICIENT_INFO": "not settled"}
+
+
+def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
+    """One line a fact: supported with its quote, contradicted with what the collection says instead, or not
+    found; every quote is a reference's exact sentence."""
+    by_ref = {e["ref"]: e for e in evidence}
+    lines = []
+    for number, fact in enumerate(facts, start=1):
+        head = f'{number}. "{fact["fact"]}": {FACT_WORDS[fact["verdict"]]} ({fact["confidence"]:.2f})'
+        quote = by_ref.get(fact.get("ref", 0))
+        if fact["verdict"] == "SUPPORTED" and quote:
+            lines.append(f'{head}. {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]')
+        elif fact["verdict"] == "CONTRADICTED" and quote:
+            lines.append(f'{head}. The collection says instead: "{quote["sentence"]}" [{quote["ref"]}]')
+        elif fact.get("error"):
+            lines.append(f"{head}. It could not be judged ({fact['error'].split(':')[0]}).")
+        else:
+            lines.append(f"{head}. Not found in the collection: no selected document settles it.")
+    return lines
+
+
+def mitigate_facts(state: State) -> dict:
+    """The answer of the facts verifier, written from the checked facts and their quotes, with no model call."""
+    verdict, evidence = state.get("verdict", "INSUFFICIENT_INFO"), state.get("evidence", [])
+    lines = fact_lines(state.get("facts", []), evidence)
+    explanation = (f"{HEADLINES[verdict]} Confidence {state.get('confidence', 0.0):.2f}: "
+                   f"{state.get('verdict_reason', '')}.\n" + "\n".join(lines))
+    check_citations(explanation, evidence, state.get("selected", []))
+    answer = compose_answer(state["claim"], verdict, explanation, evidence, state.get("degraded", []),
+                            state.get("ignored_instructions"))
+    emit("mitigate", event="answer", answer=answer, verdict=verdict)
+    return {"answer": answer, "messages": [AIMessage(content=answer, name="mitigate")]}
+
+
 def mitigate(state: State, runtime) -> dict:
     ctx = settings_of(runtime)
+    if ctx.verifier == "facts" and state.get("facts") is not None:
+        return mitigate_facts(state)
     verdict = state.get("verdict", "INSUFFICIENT_INFO")
     evidence = state.get("evidence", [])
     program = program_for(ctx)

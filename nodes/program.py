@@ -14,6 +14,7 @@ from nodes.signatures import (
     ExplainVerdict,
     GapAnalysis,
     PickBridgingEntities,
+    SplitClaim,
     VerifyClaim,
 )
 
@@ -32,6 +33,7 @@ class ClaimHopProgram(dspy.Module):
         self.verify = dspy.ChainOfThought(VerifyClaim)  # reasoning first: measured 4/5 vs 1/5 labels right
         self.explain = dspy.Predict(ExplainVerdict)
         self.follow_up = dspy.Predict(AnswerFollowUp)
+        self.split_claim = dspy.Predict(SplitClaim)
 
 
 _PROGRAMS: dict[str | None, ClaimHopProgram] = {}

@@ -63,6 +63,21 @@ class VerifyClaim(dspy.Signature):
     evidence_ids: list[int] = dspy.OutputField(desc="numbers n of the sentences the verdict rests on")
 
 
+class AtomicFact(BaseModel):
+    """One checkable statement of the claim and the names it mentions."""
+
+    text: str
+    entities: list[str]
+
+
+class SplitClaim(dspy.Signature):
+    """Split the claim into its atomic facts: short, self-contained statements that can each be checked on its
+    own (resolve pronouns to names), which together say everything the claim says and nothing more."""
+
+    claim: str = dspy.InputField()
+    facts: list[AtomicFact] = dspy.OutputField(desc="1-5 atomic facts, each with the names it mentions")
+
+
 class CitedStatement(BaseModel):
     """One sentence of the explanation and the number of the evidence sentence that backs it."""
 

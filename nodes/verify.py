@@ -1,10 +1,23 @@
-"""Step 8: judge the claim against evidence sentences from the selected documents (DSPy VerifyClaim)."""
+"""Step 8: judge the claim against evidence sentences from the selected documents: one model call over the
+evidence (DSPy VerifyClaim, `verifier=single`), or fact by fact with label probabilities (`verifier=facts`)."""
 
 from __future__ import annotations
 
-from nodes.common import call_lm, emit, program_for, say, settings_of
+from nodes.common import (
+    call_lm,
+    clean_list,
+    emit,
+    program_for,
+    say,
+    settings_of,
+    with_timeout,
+)
+from state.context import Context
 from state.schema import Evidence, State
+from verification.ensemble import EnsembleRule
 from verification.evidence import rank_evidence
+from verification.nli import judge_pair
+from verification.pipeline import check_facts, deciding_evidence
 
 FALLBACK_VERDICT = "INSUFFICIENT_INFO"
 
@@ -13,8 +26,54 @@ def numbered(evidence: list[Evidence]) -> list[str]:
     return [f"[{e['ref']}] {e['title']}: {e['sentence']}" for e in evidence]
 
 
+def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
+    """The claim's atomic facts (DSPy SplitClaim); the whole claim as one fact when the model gives none."""
+    def usable(facts) -> bool:
+        return any(str(getattr(f, "text", "")).strip() for f in facts or [])
+
+    result, degraded = call_lm(ctx, "verify", lambda: program_for(ctx).split_claim(claim=state["claim"]).facts,
+                               list, usable=usable)
+    facts = [{"text": " ".join(str(f.text).split()), "entities": clean_list(getattr(f, "entities", []), 8)}
+             for f in result or [] if str(getattr(f, "text", "")).strip()][:5]
+    return facts or [{"text": state["claim"], "entities": state.get("claim_entities", [])}], degraded
+
+
+def verify_by_facts(state: State, ctx: Context) -> dict:
+    facts, degraded = atomic_facts(state, ctx)
+    rule = EnsembleRule(ctx.entail_threshold, ctx.contradict_threshold, ctx.min_alignment)
+
+    def judge(title: str, sentence: str, fact: str) -> dict[str, float]:
+        return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact), ctx.model_timeout_s)
+
+    result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence)
+    evidence: list[Evidence] = []
+    for record in result["facts"]:
+        decided = deciding_evidence(record)
+        record["ref"] = 0
+        if decided:
+            known = next((e for e in evidence if (e["title"], e["sentence"]) == (decided["title"], decided["sentence"])), None)
+            if known is None:
+                known = {"ref": len(evidence) + 1, "title": decided["title"], "sentence": decided["sentence"],
+                         "score": max(decided["probs"].values())}
+                evidence.append(known)
+            record["ref"] = known["ref"]
+        emit("verify", event="fact", **record)
+    emit("verify", event="verdict", verdict=result["verdict"], confidence=result["confidence"],
+         reason=result["reason"], evidence=evidence, degraded=degraded)
+    calls = 1 + sum(len(r["evidence"]) for r in result["facts"])
+    return {
+        "verdict": result["verdict"], "confidence": result["confidence"], "verdict_reason": result["reason"],
+        "facts": result["facts"], "evidence": evidence, "lm_calls": calls,
+        "degraded": [degraded] if degraded else [],
+        "messages": [say("verify", f"Verdict: {result['verdict']} (confidence {result['confidence']:.2f}; "
+                                   f"{len(result['facts'])} facts checked).")],
+    }
+
+
 def verify(state: State, runtime) -> dict:
     ctx = settings_of(runtime)
+    if ctx.verifier == "facts":
+        return verify_by_facts(state, ctx)
     entities = [*state.get("claim_entities", []), *state.get("gap_entities", [])]
     pool = rank_evidence(
         state["claim"], state.get("selected", []), entities, ctx.evidence_sentences, state.get("sub_questions", [])

@@ -60,6 +60,18 @@ class Context:
     retrieval_weight: float = _setting(
         3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
     )
+    verifier: Literal["single", "facts"] = _setting(
+        "single", "How the verdict is reached: 'single' (one model call over the evidence sentences) or 'facts' "
+        "(split into atomic facts, each judged against its own evidence with label probabilities, combined by rule)."
+    )
+    fact_evidence: int = _setting(3, "Facts verifier: evidence sentences judged per fact (one per document).", 1, 5)
+    entail_threshold: float = _setting(0.5, "Facts verifier: entailment probability a fact needs to count as supported.", 0, 1)
+    contradict_threshold: float = _setting(
+        0.6, "Facts verifier: contradiction probability a fact needs to count as contradicted.", 0, 1
+    )
+    min_alignment: float = _setting(
+        0.3, "Facts verifier: share of the fact (names, numbers, meaning) its evidence must cover to support it.", 0, 1
+    )
     evidence_sentences: int = _setting(8, "Evidence sentences shown to the verifier.", 1, 20)
     model_attempts: int = _setting(
         2, "Attempts at each model step (the node is retried by its RetryPolicy) before its fallback is used.", 1, 5

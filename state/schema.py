@@ -52,6 +52,29 @@ class Evidence(TypedDict):
     score: float
 
 
+class JudgedEvidence(TypedDict):
+    """One evidence sentence for a fact (document, sentence index, exact text) and the NLI label probabilities."""
+
+    title: str
+    sentence: str
+    sentence_index: int
+    probs: dict[str, float]
+
+
+class FactCheck(TypedDict):
+    """An atomic fact of the claim, its evidence, how much of it the evidence covers, its verdict and confidence;
+    `ref` numbers the deciding sentence in the answer's references (0 when none decided it)."""
+
+    fact: str
+    entities: list[str]
+    evidence: list[JudgedEvidence]
+    alignment: float
+    verdict: Verdict
+    confidence: float
+    error: str | None
+    ref: int
+
+
 def merge_candidates(old: dict[str, Candidate] | None, new: dict[str, Candidate] | None) -> dict[str, Candidate]:
     """Union by title: a document found again adds its score and the step that found it."""
     merged = dict(old or {})
@@ -82,6 +105,9 @@ class OutputState(TypedDict, total=False):
     follow_up: str
     ignored_instructions: list[str]
     verdict: Verdict
+    confidence: float
+    verdict_reason: str
+    facts: list[FactCheck]
     answer: str
     degraded: Annotated[list[str], operator.add]
     lm_calls: Annotated[int, operator.add]

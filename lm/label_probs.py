@@ -1,0 +1,53 @@
+"""Classification by the local model with the answer constrained to a fixed set of labels and each label's
+probability read from the model's own token distribution, so there is no free text to parse and the
+confidence is the model's, not a number it was asked to write.
+
+llama.cpp reports the top tokens at each generated position before its grammar masks them; the first position
+decides the label, so each top token that starts a label adds its probability to that label, and the sums are
+normalised over the labels.
+"""
+
+from __future__ import annotations
+
+import math
+
+TOP_TOKENS = 20
+
+
+class LabelError(ValueError):
+    """The model's reply is not one of the labels (after the grammar, only a broken model does this)."""
+
+
+def label_distribution(top_tokens: list[dict], labels: tuple[str, ...]) -> dict[str, float]:
+    """P(label) from one position's top tokens [{"token", "logprob"}]; uniform when no token starts a label."""
+    mass = dict.fromkeys(labels, 0.0)
+    for item in top_tokens:
+        token = item.get("token") or ""
+        for label in labels:
+            if token and label.startswith(token):
+                mass[label] += math.exp(float(item["logprob"]))
+    total = sum(mass.values())
+    if total <= 0:
+        return {label: 1.0 / len(labels) for label in labels}
+    return {label: value / total for label, value in mass.items()}
+
+
+def grammar_for(labels: tuple[str, ...]) -> str:
+    return "root ::= " + " | ".join(f'"{label}"' for label in labels)
+
+
+def classify_local(engine, system: str, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
+    """One constrained call on the in-process llama.cpp engine: (label, probability of each label)."""
+    reply = engine.chat({
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+        "grammar": grammar_for(labels), "max_tokens": 8, "temperature": 0.0,
+        "logprobs": True, "top_logprobs": TOP_TOKENS,
+    })
+    choice = reply["choices"][0]
+    label = (choice.get("message", {}).get("content") or "").strip()
+    if label not in labels:
+        raise LabelError(f"reply {label[:40]!r} is not one of {', '.join(labels)}")
+    positions = (choice.get("logprobs") or {}).get("content") or []
+    if not positions:
+        return label, {name: float(name == label) for name in labels}
+    return label, label_distribution(positions[0].get("top_logprobs") or [], labels)

@@ -1,0 +1,144 @@
+"""The facts verifier: label probabilities read from token log-probabilities, the alignment score, the ensemble
+rule, and the graph with `verifier=facts` on supported, contradicted and unrelated claims (fake LM and a fake
+NLI judge here: these tests are about the wiring and the rules, not the model)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from test_graph_routing import answers, run
+
+from lm.label_probs import LabelError, classify_local, label_distribution
+from verification.alignment import alignment_score
+from verification.citations import CitationError
+from verification.ensemble import EnsembleRule, combine, judge_fact
+from verification.nli import LABELS
+from verification.pipeline import check_facts
+
+RULE = EnsembleRule()
+# the first position's top tokens the local model gave for "Cherie Currie is British" against her article
+RECORDED = [{"token": "contr", "logprob": -0.18}, {"token": "neutral", "logprob": -1.92},
+            {"token": " contradiction", "logprob": -5.53}, {"token": "Contr", "logprob": -5.57},
+            {"token": "ne", "logprob": -5.89}, {"token": "con", "logprob": -6.3}]
+
+
+def test_label_probabilities_come_from_the_tokens_that_start_each_label():
+    probs = label_distribution(RECORDED, LABELS)
+    assert probs["contradiction"] == pytest.approx(0.8493, abs=1e-3)
+    assert probs["neutral"] == pytest.approx(0.1507, abs=1e-3) and probs["entailment"] == 0.0
+    assert label_distribution([{"token": "xyz", "logprob": -0.1}], LABELS) == dict.fromkeys(LABELS, 1 / 3)
+
+
+class ReplyEngine:
+    def __init__(self, content: str):
+        self.content, self.bodies = content, []
+
+    def chat(self, body: dict) -> dict:
+        self.bodies.append(body)
+        return {"choices": [{"message": {"content": self.content},
+                             "logprobs": {"content": [{"token": "contr", "top_logprobs": RECORDED}]}}]}
+
+
+def test_a_constrained_call_asks_for_the_labels_grammar_and_log_probabilities():
+    engine = ReplyEngine("contradiction")
+    label, probs = classify_local(engine, "system", "user", LABELS)
+    assert label == "contradiction" and max(probs, key=probs.get) == "contradiction"
+    body = engine.bodies[0]
+    assert body["grammar"] == 'root ::= "entailment" | "contradiction" | "neutral"'
+    assert body["logprobs"] is True and body["top_logprobs"] >= 10 and body["temperature"] == 0.0
+    with pytest.raises(LabelError, match="not one of"):
+        classify_local(ReplyEngine("maybe"), "s", "u", LABELS)
+
+
+def test_alignment_counts_names_numbers_and_meaning():
+    evidence = [{"title": "Cherie Currie", "sentence": "Cherie Currie (born November 30, 1959) is an American singer."}]
+    full = alignment_score("Cherie Currie was born in 1959.", ["Cherie Currie"], evidence, 0.8)
+    wrong_year = alignment_score("Cherie Currie was born in 1962.", ["Cherie Currie"], evidence, 0.8)
+    other_person = alignment_score("Joan Jett was born in 1958.", ["Joan Jett"], evidence, 0.3)
+    assert full == pytest.approx((0.8 + 1 + 1) / 3, abs=1e-3) and wrong_year == pytest.approx((0.8 + 1) / 3, abs=1e-3)
+    assert other_person < 0.2 and alignment_score("x", [], [], 0.9) == 0.0
+
+
+def probs(e: float, c: float) -> dict[str, float]:
+    return {"entailment": e, "contradiction": c, "neutral": round(1 - e - c, 4)}
+
+
+def test_the_ensemble_rule():
+    assert judge_fact([probs(0.9, 0.05), probs(0.2, 0.1)], 1.0, RULE) == ("SUPPORTED", 0.9)
+    assert judge_fact([probs(0.9, 0.05)], 0.1, RULE)[0] == "INSUFFICIENT_INFO"  # evidence does not cover the fact
+    assert judge_fact([probs(0.1, 0.85)], 0.9, RULE) == ("CONTRADICTED", 0.85)
+    assert judge_fact([probs(0.3, 0.3)], 0.9, RULE) == ("INSUFFICIENT_INFO", 0.7)
+    assert judge_fact([], 1.0, RULE)[0] == "INSUFFICIENT_INFO"
+    assert combine([("SUPPORTED", 0.9), ("SUPPORTED", 0.7)], RULE)[:2] == ("SUPPORTED", 0.7)
+    assert combine([("SUPPORTED", 0.9), ("CONTRADICTED", 0.8)], RULE)[:2] == ("CONTRADICTED", 0.8)
+    assert combine([("SUPPORTED", 0.9), ("INSUFFICIENT_INFO", 0.6)], RULE)[0] == "INSUFFICIENT_INFO"
+    assert combine([], RULE) == ("INSUFFICIENT_INFO", 1.0, "no facts could be checked")
+
+
+def fake_judge(title: str, sentence: str, fact: str) -> dict[str, float]:
+    """Entails a nationality the sentence states about the fact's subject; contradicts another one."""
+    subject = fact.split(" is ")[0]
+    if subject not in f"{title} {sentence}":
+        return probs(0.02, 0.03)
+    if "British" in fact and "American" in sentence:
+        return probs(0.05, 0.9)
+    return probs(0.92, 0.03) if "American" in fact and "American" in sentence else probs(0.1, 0.1)
+
+
+def facts_reply(*facts: str) -> dict:
+    return {**answers(complete=True), "facts": {"facts": [{"text": f, "entities": [f.split(" is ")[0]]} for f in facts]}}
+
+
+def run_facts(monkeypatch, corpus, reply: dict, judge=fake_judge):
+    monkeypatch.setattr(importlib.import_module("nodes.verify"), "judge_pair", lambda model, title, sentence, fact: judge(title, sentence, fact))
+    return run(monkeypatch, corpus, reply, verifier="facts", max_iterations=0)
+
+
+def test_a_supported_claim_quotes_the_sentence_behind_each_fact(monkeypatch, small_corpus):
+    _, final, engine = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is American",
+                                                                         "Steve Augeri is American"))
+    assert final["verdict"] == "SUPPORTED" and 0.5 < final["confidence"] <= 1
+    assert [f["verdict"] for f in final["facts"]] == ["SUPPORTED", "SUPPORTED"]
+    assert "statements" not in engine.calls  # the answer is written from the facts, with no model call
+    texts = {d["title"]: d["text"] for d in final["selected"]}
+    for ref in final["evidence"]:
+        assert ref["sentence"] in texts[ref["title"]]
+        assert f'"{ref["sentence"]}" [{ref["ref"]}]' in final["answer"]
+    assert '1. "Cherie Currie is American": supported' in final["answer"]
+
+
+def test_a_contradicted_fact_is_corrected_from_the_evidence(monkeypatch, small_corpus):
+    _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is British",
+                                                                    "Steve Augeri is American"))
+    assert final["verdict"] == "CONTRADICTED"
+    assert "The collection says instead:" in final["answer"] and "American" in final["answer"]
+
+
+def test_a_fact_no_document_settles_is_said_to_be_not_found(monkeypatch, small_corpus):
+    _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("The Moon is made of cheese"))
+    assert final["verdict"] == "INSUFFICIENT_INFO" and "Not found in the collection" in final["answer"]
+
+
+def test_a_judge_that_keeps_failing_is_recorded_on_the_fact(monkeypatch, small_corpus):
+    def broken(title, sentence, fact):
+        raise ValueError("reply does not fit the labels")
+
+    _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is American"), judge=broken)
+    fact = final["facts"][0]
+    assert fact["error"].startswith("ValueError") and fact["verdict"] == "INSUFFICIENT_INFO"
+    assert "could not be judged" in final["answer"]
+
+
+def test_no_evidence_at_all_gives_insufficient_info_with_the_reason():
+    result = check_facts([{"text": "Steve Augeri is American", "entities": []}], [], fake_judge, RULE, 3)
+    assert result["verdict"] == "INSUFFICIENT_INFO" and result["reason"].startswith("no evidence")
+
+
+def test_an_answer_quoting_a_sentence_its_document_lacks_is_never_returned(monkeypatch, small_corpus):
+    from nodes.mitigate import mitigate_facts
+
+    _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is American"))
+    tampered = {**final, "evidence": [{**final["evidence"][0], "sentence": "Cherie Currie is British."}]}
+    with pytest.raises(CitationError, match="not found in"):
+        mitigate_facts(tampered)

@@ -1,0 +1,51 @@
+"""The rule that turns each fact's signals into its verdict and confidence, and the facts into the claim's.
+
+Per fact, over its evidence sentences: p_entail and p_contra are the highest entailment and contradiction
+probabilities any sentence got (one sentence that settles the fact is enough).
+- CONTRADICTED when p_contra >= contradict_threshold and p_contra > p_entail; confidence p_contra.
+- SUPPORTED when p_entail >= entail_threshold and the evidence covers the fact (alignment >= min_alignment);
+  confidence p_entail x (the share of the fact the evidence covers, raised to alignment_weight).
+- otherwise INSUFFICIENT_INFO; confidence 1 - max(p_entail, p_contra).
+For the claim: every fact SUPPORTED -> SUPPORTED (confidence: the least confident fact); any fact CONTRADICTED
+with confidence >= contradict_threshold -> CONTRADICTED (the most confident contradiction); otherwise
+INSUFFICIENT_INFO. No facts or no evidence at all -> INSUFFICIENT_INFO, saying so.
+The numbers are run settings (state.context), so they can be tuned and recorded with each run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EnsembleRule:
+    entail_threshold: float = 0.5
+    contradict_threshold: float = 0.6
+    min_alignment: float = 0.3
+    alignment_weight: float = 0.5
+
+
+def judge_fact(pair_probs: list[dict[str, float]], alignment: float, rule: EnsembleRule) -> tuple[str, float]:
+    if not pair_probs:
+        return "INSUFFICIENT_INFO", 1.0
+    p_entail = max(p["entailment"] for p in pair_probs)
+    p_contra = max(p["contradiction"] for p in pair_probs)
+    if p_contra >= rule.contradict_threshold and p_contra > p_entail:
+        return "CONTRADICTED", round(p_contra, 4)
+    if p_entail >= rule.entail_threshold and alignment >= rule.min_alignment:
+        return "SUPPORTED", round(p_entail * alignment ** rule.alignment_weight, 4)
+    return "INSUFFICIENT_INFO", round(1.0 - max(p_entail, p_contra), 4)
+
+
+def combine(fact_verdicts: list[tuple[str, float]], rule: EnsembleRule) -> tuple[str, float, str]:
+    """(verdict, confidence, reason) for the claim."""
+    if not fact_verdicts:
+        return "INSUFFICIENT_INFO", 1.0, "no facts could be checked"
+    contradicted = [c for v, c in fact_verdicts if v == "CONTRADICTED" and c >= rule.contradict_threshold]
+    if contradicted:
+        return "CONTRADICTED", max(contradicted), f"{len(contradicted)} fact(s) contradicted by the evidence"
+    if all(v == "SUPPORTED" for v, _ in fact_verdicts):
+        return "SUPPORTED", min(c for _, c in fact_verdicts), "every fact is supported by the evidence"
+    unsettled = [c for v, c in fact_verdicts if v == "INSUFFICIENT_INFO"]
+    return ("INSUFFICIENT_INFO", round(sum(unsettled) / len(unsettled), 4),
+            f"{len(unsettled)} of {len(fact_verdicts)} fact(s) not settled by the evidence")

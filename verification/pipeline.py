@@ -1,0 +1,77 @@
+"""Check a claim fact by fact: for each atomic fact, its best evidence sentences from the selected documents,
+an NLI judgement of each (evidence, fact) pair with label probabilities, how much of the fact the evidence
+covers, and the ensemble rule's verdict and confidence; then the claim's verdict from its facts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from retrieval.encoder import encode
+from verification.alignment import alignment_score
+from verification.ensemble import EnsembleRule, combine, judge_fact
+from verification.evidence import rank_evidence
+from verification.sentences import split_sentences
+
+Judge = Callable[[str, str, str], dict[str, float]]  # (evidence title, evidence sentence, fact) -> label probs
+JUDGE_ATTEMPTS = 2  # a reply that does not fit is retried once, then recorded as an error on that fact
+
+
+def evidence_for(fact: str, entities: list[str], selected: list[dict], k: int) -> list[dict]:
+    """The fact's k best sentences (at most one per document), each with its document, index and exact text."""
+    spans = rank_evidence(fact, selected, entities, k, per_document=1)
+    texts = {doc["title"]: doc["text"] for doc in selected}
+    out = []
+    for span in spans:
+        sentences = split_sentences(texts[span["title"]])
+        out.append({"title": span["title"], "sentence": span["sentence"],
+                    "sentence_index": sentences.index(span["sentence"]) if span["sentence"] in sentences else -1})
+    return out
+
+
+def best_similarity(fact: str, spans: list[dict]) -> float:
+    if not spans:
+        return 0.0
+    vectors = encode([fact, *[s["sentence"] for s in spans]])
+    return float(np.max(vectors[1:] @ vectors[0]))
+
+
+def check_fact(fact: dict, selected: list[dict], judge: Judge, rule: EnsembleRule, k: int) -> dict:
+    spans = evidence_for(fact["text"], fact.get("entities", []), selected, k)
+    judged, error = [], None
+    for span in spans:
+        for attempt in range(1, JUDGE_ATTEMPTS + 1):
+            try:
+                probs = judge(span["title"], span["sentence"], fact["text"])
+                judged.append({**span, "probs": {label: round(p, 4) for label, p in probs.items()}})
+                break
+            except Exception as err:  # noqa: BLE001 - any model fault ends as an error on this fact
+                if attempt == JUDGE_ATTEMPTS:
+                    error = f"{type(err).__name__}: {str(err)[:160]}"
+    alignment = alignment_score(fact["text"], fact.get("entities", []), spans, best_similarity(fact["text"], spans))
+    verdict, confidence = judge_fact([j["probs"] for j in judged], alignment, rule)
+    return {"fact": fact["text"], "entities": fact.get("entities", []), "evidence": judged,
+            "alignment": alignment, "verdict": verdict, "confidence": confidence, "error": error}
+
+
+def check_facts(facts: list[dict], selected: list[dict], judge: Judge, rule: EnsembleRule, k: int) -> dict:
+    """Every fact checked; the claim's verdict, confidence and the reason for it."""
+    if not selected:
+        return {"facts": [], "verdict": "INSUFFICIENT_INFO", "confidence": 1.0,
+                "reason": "no evidence: no document was selected"}
+    records = [check_fact(fact, selected, judge, rule, k) for fact in facts]
+    if not any(r["evidence"] for r in records):
+        return {"facts": records, "verdict": "INSUFFICIENT_INFO", "confidence": 1.0,
+                "reason": "no evidence sentence bears on any fact"}
+    verdict, confidence, reason = combine([(r["verdict"], r["confidence"]) for r in records], rule)
+    return {"facts": records, "verdict": verdict, "confidence": confidence, "reason": reason}
+
+
+def deciding_evidence(record: dict) -> dict | None:
+    """The sentence that decided a fact: the most entailing for a supported fact, the most contradicting for a
+    contradicted one, none for an unsettled one."""
+    key = {"SUPPORTED": "entailment", "CONTRADICTED": "contradiction"}.get(record["verdict"])
+    if key is None or not record["evidence"]:
+        return None
+    return max(record["evidence"], key=lambda e: e["probs"][key])
