@@ -171,6 +171,50 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval_verify(args: argparse.Namespace) -> int:
+    import hashlib
+    from pathlib import Path
+
+    from evaluation.data import DEV_CLAIMS, load_claims
+    from evaluation.verify_eval import (
+        EVIDENCE_KINDS,
+        SYSTEMS,
+        reliability_plot,
+        render_verify,
+        retrieved_titles,
+        run_verify_eval,
+        summarize_verify,
+    )
+    from retrieval.corpus import BUNDLED_CORPUS, load_corpus
+    from state.context import Context
+
+    stop_at_once_on_ctrl_c()
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    kinds = [k.strip() for k in args.evidence.split(",") if k.strip()]
+    for name, chosen, known in (("verifier", systems, SYSTEMS), ("evidence", kinds, EVIDENCE_KINDS)):
+        unknown = [c for c in chosen if c not in known]
+        if unknown or not chosen:
+            raise UsageError(f"unknown {name}(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
+    hops = {int(h) for h in args.hops.split(",")} if args.hops else None
+    claims = load_claims(args.claims or DEV_CLAIMS, args.limit, hops, args.seed)
+    if not claims:
+        raise UsageError("no claims match the given options")
+    settings = _settings(args)
+    ctx = Context.from_any(settings)
+    fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode() + code_digest()).hexdigest()[:16]
+    out = Path(args.out)
+    rows = run_verify_eval(claims, systems, kinds, load_corpus(ctx.corpus_path or BUNDLED_CORPUS),
+                           retrieved_titles(Path(args.retrieved_from) if args.retrieved_from else None), ctx, out,
+                           fingerprint)
+    summary = summarize_verify(rows)
+    table = render_verify(summary)
+    print(table)
+    write_text(out.with_suffix(".md"), table + "\n")
+    picture = reliability_plot(summary, out.with_suffix(".png"))
+    print(f"\nrows: {out}  table: {out.with_suffix('.md')}  reliability plot: {picture}  ({len(claims)} claims)")
+    return 0
+
+
 def cmd_optimize(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -227,6 +271,19 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
     evaluate.set_defaults(func=cmd_eval)
+    verify = sub.add_parser("eval-verify", help="verdict accuracy, macro-F1 and calibration of each verifier on gold and retrieved documents, resumable")
+    verify.add_argument("--systems", default="majority,single,facts", help="comma-separated: majority,single,facts")
+    verify.add_argument("--evidence", default="gold", help="comma-separated: gold (oracle retrieval), retrieved (needs --retrieved-from)")
+    verify.add_argument("--retrieved-from", help="a `claimhop eval` results file whose claimhop rows give each claim's 21 documents")
+    verify.add_argument("--claims", help="claims JSONL; default: bundled dev claims")
+    verify.add_argument("--limit", type=int, help="a seeded random sample of this many claims")
+    verify.add_argument("--hops", help="only these hop counts, e.g. 3 or 2,3")
+    verify.add_argument("--seed", type=int, default=0)
+    verify.add_argument("--out", default="results/verify.jsonl", help="results file; rerunning resumes it")
+    verify.add_argument("--model", help="'local' (default); the single verifier needs the local model's probabilities")
+    verify.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
+    verify.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings (thresholds, fact_evidence)")
+    verify.set_defaults(func=cmd_eval_verify)
     opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
     opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")
     opt.add_argument("--seed", type=int, default=0, help="seed of the training sample")

@@ -1,0 +1,61 @@
+"""`claimhop eval-verify`: the calibration error and intervals on hand-made rows, and a resumable run of the
+majority verifier (no model needed) on gold and retrieved documents."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import cli.main
+from evaluation.report import macro_f1
+from evaluation.verify_eval import bootstrap_ci, expected_calibration_error, summarize_verify
+
+
+def row(label: str, verdict: str, confidence: float, hops: int = 2) -> dict:
+    predicted = "SUPPORTED" if verdict == "SUPPORTED" else "NOT_SUPPORTED"
+    return {"system": "x@gold", "uid": f"{label}{verdict}{confidence}", "num_hops": hops, "label": label,
+            "verdict": verdict, "predicted": predicted, "confidence": confidence, "seconds": 1.0}
+
+
+def test_calibration_error_is_the_weighted_gap_between_confidence_and_accuracy():
+    calibrated = [row("SUPPORTED", "SUPPORTED", 0.75)] * 3 + [row("NOT_SUPPORTED", "SUPPORTED", 0.75)]
+    assert expected_calibration_error(calibrated)[0] == 0.0  # 75% sure, right 3 times in 4
+    overconfident = [row("NOT_SUPPORTED", "SUPPORTED", 0.95)] * 2
+    ece, bins = expected_calibration_error(overconfident)
+    assert ece == pytest.approx(0.95) and bins == [(0.95, 0.0, 2)]
+
+
+def test_intervals_contain_the_figure_and_the_summary_splits_by_hops():
+    rows = ([row("SUPPORTED", "SUPPORTED", 0.8)] * 6 + [row("NOT_SUPPORTED", "CONTRADICTED", 0.7, 3)] * 3
+            + [row("NOT_SUPPORTED", "SUPPORTED", 0.6, 3)])
+    pairs = [(r["label"], r["predicted"]) for r in rows]
+    low, high = bootstrap_ci(pairs)
+    assert low <= macro_f1(pairs) <= high
+    summary = summarize_verify(rows)["x@gold"]
+    assert summary["groups"]["all"]["n"] == 10 and summary["groups"]["all"]["accuracy"] == 0.9
+    assert summary["groups"]["2-hop"]["macro_f1"] == pytest.approx(0.5)  # one class only in the 2-hop claims
+    assert summary["confusion"]["NOT_SUPPORTED -> CONTRADICTED"] == 3
+
+
+def test_a_majority_run_resumes_and_reports(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    out = tmp_path / "verify.jsonl"
+    args = ["eval-verify", "--systems", "majority", "--limit", "6", "--out", str(out)]
+    assert cli.main.main(args) == 0
+    printed = capsys.readouterr().out
+    assert "majority@gold" in printed and "| 6 |" in printed
+    assert len(out.read_text().splitlines()) == 6 and out.with_suffix(".png").is_file()
+    assert cli.main.main(args) == 0 and len(out.read_text().splitlines()) == 6  # resumed: nothing recomputed
+
+
+def test_retrieved_documents_must_come_from_an_eval_file(tmp_path, capsys):
+    assert cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "retrieved", "--limit", "2",
+                          "--out", str(tmp_path / "v.jsonl")]) == 2
+    assert "no retrieved documents" in capsys.readouterr().err
+    assert cli.main.main(["eval-verify", "--systems", "oracle"]) == 2
+    assert "unknown verifier" in capsys.readouterr().err
+    rows = tmp_path / "eval.jsonl"
+    rows.write_text(json.dumps({"system": "claimhop", "uid": "u1", "titles": ["Steve Augeri"]}) + "\n")
+    from evaluation.verify_eval import retrieved_titles
+    assert retrieved_titles(rows) == {"u1": ["Steve Augeri"]}
