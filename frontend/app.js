@@ -114,6 +114,7 @@ function citeButton(ref) {
 function resetRun(claim) {
   ui.selectionSeen = false;
   ui.hopCount = 0;
+  ui.facts = 0;
   $("timeline").textContent = "";
   for (const node of NODES) {
     $("timeline").append(el("li", { class: "pending", "data-node": node },
@@ -283,7 +284,14 @@ function handleCustom(e) {
       ui.selectionSeen = true;
       nodeDetail("select_documents", `Kept ${e.selected.length} of ${e.candidates} candidates`);
       renderSelection(e.selected); break;
-    case "verify/verdict": nodeDetail("verify", `${e.verdict} on ${(e.evidence || []).length} sentences`); break;
+    case "verify/fact":
+      ui.facts += 1;
+      nodeDetail("verify", `fact ${ui.facts}: ${e.verdict.replace("_", " ").toLowerCase()} (${Number(e.confidence).toFixed(2)})`);
+      break;
+    case "verify/verdict":
+      nodeDetail("verify", `${e.verdict}${e.confidence === undefined ? "" : ` (confidence ${Number(e.confidence).toFixed(2)})`}` +
+        ` on ${(e.evidence || []).length} sentences`);
+      break;
     case "mitigate/answer": renderVerdict(e.verdict, e.answer, ui.values.evidence); break;
     default:
       if (e.event === "hop") renderHop(e);
