@@ -170,12 +170,14 @@ def main() -> None:
 
     started = time.time()
     if args.url:
-        rows, samples, wall = asyncio.run(run_load(args.url, claims, args.concurrency, context, on_row=on_row))
+        rows, samples, wall = asyncio.run(run_load(args.url, claims, args.concurrency, context,
+                                                   top_k=int(context.get("top_k", 21)), on_row=on_row))
     else:
         with tempfile.TemporaryDirectory() as tmp, dev_server(
                 Path(tmp) / "langgraph-dev.log", env={"DSPY_CACHEDIR": str(Path(tmp) / "dspy")}, jobs=args.concurrency
         ) as url:
-            rows, samples, wall = asyncio.run(run_load(url, claims, args.concurrency, context, on_row=on_row))
+            rows, samples, wall = asyncio.run(run_load(url, claims, args.concurrency, context,
+                                                       top_k=int(context.get("top_k", 21)), on_row=on_row))
     summary = {**summarise(rows, samples, wall, args.concurrency), "settings": context}
     write_json(args.out / "summary.json", summary)
     plot(rows, samples, started, args.concurrency, args.out / "load.png")

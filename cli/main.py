@@ -112,8 +112,10 @@ def cmd_index(args: argparse.Namespace) -> int:
 
         from retrieval.pgvector_store import ENV_URL, load_into_pgvector
 
-        url = os.environ.get(ENV_URL, "") if args.pgvector == "env" else args.pgvector
-        report["pgvector"] = load_into_pgvector(corpus.path, url, args.collection)
+        url = os.environ.get(ENV_URL, "")
+        if not url:
+            raise UsageError(f"--pgvector loads into the database at {ENV_URL}; set that environment variable")
+        report["pgvector"] = load_into_pgvector(corpus.path, url, args.collection, index_dir=folder)
     print(json.dumps(report, indent=2))
     return 0
 
@@ -256,7 +258,7 @@ def parser() -> argparse.ArgumentParser:
                        help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
     index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
     index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) used by the link_articles setting")
-    index.add_argument("--pgvector", metavar="URL", help="also load the corpus into PostgreSQL + pgvector at URL (or env CLAIMHOP_PG_URL with --pgvector env)")
+    index.add_argument("--pgvector", action="store_true", help="also load the corpus into PostgreSQL + pgvector at CLAIMHOP_PG_URL (read from the environment so the password is never on a command line)")
     index.add_argument("--collection", default="claimhop", help="pgvector collection name (default claimhop)")
     index.set_defaults(func=cmd_index)
     evaluate = sub.add_parser("eval", help="recall@21 of several systems on HoVer claims, resumable")

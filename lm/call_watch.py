@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, Self
@@ -27,6 +28,7 @@ class CallWatch:
 
     started_at: float = field(default_factory=time.monotonic)
     queue: ModelQueue | None = None
+    cancelled: bool = False  # set by the caller when it gives up; a call still waiting is then not made
 
     def waiting(self, queue: ModelQueue) -> None:
         self.queue = queue
@@ -50,11 +52,18 @@ class CallWatch:
 current_watch: ContextVar[CallWatch | None] = ContextVar("claimhop_model_call_watch", default=None)
 
 
+class CallCancelled(RuntimeError):
+    """The caller gave up while waiting for the model, so the call is not made at all."""
+
+
 class SerialModel:
-    """A lock that tells each caller's CallWatch when it waits and when it is served."""
+    """One call at a time, first come first served; tells each caller's CallWatch when it waits and when it is
+    served, and drops a waiting call whose caller has given up (it would otherwise run for nobody)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._turns = threading.Condition()
+        self._queue: deque[object] = deque()
+        self._busy = False
         self._holder_since: float | None = None
 
     def holder_running_for(self) -> float | None:
@@ -63,14 +72,26 @@ class SerialModel:
 
     def __enter__(self) -> Self:
         watch = current_watch.get()
-        if watch is not None:
-            watch.waiting(self)
-        self._lock.acquire()
-        self._holder_since = time.monotonic()
+        ticket = object()
+        with self._turns:
+            self._queue.append(ticket)
+            if watch is not None:
+                watch.waiting(self)
+            while self._busy or self._queue[0] is not ticket:
+                self._turns.wait(0.25)
+                if watch is not None and watch.cancelled:
+                    self._queue.remove(ticket)
+                    self._turns.notify_all()
+                    raise CallCancelled("the caller stopped waiting for the model")
+            self._queue.popleft()
+            self._busy = True
+            self._holder_since = time.monotonic()
         if watch is not None:
             watch.serving()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._holder_since = None
-        self._lock.release()
+        with self._turns:
+            self._busy = False
+            self._holder_since = None
+            self._turns.notify_all()

@@ -18,17 +18,19 @@ class LabelError(ValueError):
     """The model's reply is not one of the labels (after the grammar, only a broken model does this)."""
 
 
-def label_distribution(top_tokens: list[dict], labels: tuple[str, ...]) -> dict[str, float]:
-    """P(label) from one position's top tokens [{"token", "logprob"}]; uniform when no token starts a label."""
+def label_distribution(top_tokens: list[dict], labels: tuple[str, ...], chosen: str | None = None) -> dict[str, float]:
+    """P(label) from one position's top tokens [{"token", "logprob"}]: a token starts a label when, without case
+    or surrounding space, it is a prefix of it. When no token starts a label, everything goes to `chosen` (the
+    label the grammar produced), or is spread evenly without one."""
     mass = dict.fromkeys(labels, 0.0)
     for item in top_tokens:
-        token = item.get("token") or ""
+        token = (item.get("token") or "").strip().lower()
         for label in labels:
-            if token and label.startswith(token):
+            if token and label.lower().startswith(token):
                 mass[label] += math.exp(float(item["logprob"]))
     total = sum(mass.values())
     if total <= 0:
-        return {label: 1.0 / len(labels) for label in labels}
+        return {label: float(label == chosen) if chosen in labels else 1.0 / len(labels) for label in labels}
     return {label: value / total for label, value in mass.items()}
 
 
@@ -50,4 +52,4 @@ def classify_local(engine, system: str, user: str, labels: tuple[str, ...]) -> t
     positions = (choice.get("logprobs") or {}).get("content") or []
     if not positions:
         return label, {name: float(name == label) for name in labels}
-    return label, label_distribution(positions[0].get("top_logprobs") or [], labels)
+    return label, label_distribution(positions[0].get("top_logprobs") or [], labels, chosen=label)

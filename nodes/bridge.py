@@ -71,7 +71,8 @@ def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limi
     from retrieval.entity_graph import graph_connection, linked_articles
 
     folder = getattr(getattr(retriever, "indexes", None), "folder", None)
-    connection = graph_connection(folder) if folder is not None else None
+    corpus = getattr(retriever, "corpus", None)
+    connection = graph_connection(folder, corpus.sha256) if folder is not None and corpus is not None else None
     if connection is None or not candidates:
         return {}, []
     best = sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]

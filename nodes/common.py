@@ -18,6 +18,7 @@ from lm.call_watch import CallWatch, current_watch
 from lm.provider import get_lm
 from nodes.program import ClaimHopProgram, get_program
 from retrieval.service import SearchEngine, get_retriever
+from state import client_policy
 from state.context import Context
 
 log = logging.getLogger("claimhop")
@@ -26,8 +27,14 @@ WATCH_INTERVAL_S = 0.25  # how often a waiting call checks its clock
 
 
 def settings_of(runtime: Any) -> Context:
-    """The run's settings from LangGraph's runtime (a Context, a dict from the server, or nothing)."""
-    return Context.from_any(getattr(runtime, "context", None))
+    """The run's settings from LangGraph's runtime (a Context, a dict from the server, or nothing). In a server,
+    settings a client may not choose (engine, paths outside the allowed folders) are refused here too."""
+    raw = getattr(runtime, "context", None)
+    if client_policy.enforced():
+        problem = client_policy.client_settings_problem(raw)
+        if problem:
+            raise ValueError(problem)
+    return Context.from_any(raw)
 
 
 def retriever_for(ctx: Context) -> SearchEngine:
@@ -108,6 +115,7 @@ def with_timeout(fn: Callable[[], T], seconds: float) -> T:
     while not done.wait(min(seconds, WATCH_INTERVAL_S)):
         reason = watch.overdue(seconds)
         if reason:
+            watch.cancelled = True  # if still queued, the call is dropped instead of run for nobody
             raise ModelTimeout(reason)
     if "error" in box:
         raise box["error"]

@@ -58,7 +58,8 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
     by_ref = {e["ref"]: e for e in evidence}
     lines = []
     for number, fact in enumerate(facts, start=1):
-        head = f'{number}. "{fact["fact"]}": {FACT_WORDS[fact["verdict"]]} ({fact["confidence"]:.2f})'
+        text = " ".join(drop_invalid_citations(fact["fact"], 0).split())  # a claim's own "[3]" is not a citation
+        head = f'{number}. "{text}": {FACT_WORDS[fact["verdict"]]} ({fact["confidence"]:.2f})'
         quote = by_ref.get(fact.get("ref", 0))
         if fact["verdict"] == "SUPPORTED" and quote:
             lines.append(f'{head}. {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]')

@@ -46,6 +46,10 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
         return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact), ctx.model_timeout_s)
 
     result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence)
+    failures = [r for r in result["facts"] if r["error"]]
+    if failures:
+        failure = f"verify: the model could not judge {len(failures)} fact(s): {failures[0]['error'][:120]}"
+        degraded = f"{degraded}; {failure}" if degraded else failure
     evidence: list[Evidence] = []
     for record in result["facts"]:
         decided = deciding_evidence(record)

@@ -19,6 +19,7 @@ HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 96
 IVF_NPROBE = 32
+IVF_MIN_DOCUMENTS = 10_000  # 256 codes per sub-quantizer and enough points per inverted list to train on
 PQ_BYTES = 48  # 384 dims / 48 = 8 dims per code byte (other dims: dim / 8)
 
 

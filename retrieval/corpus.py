@@ -85,7 +85,7 @@ def iter_documents(path: str | Path):
                     raise CorpusError(f"{path}:{line_no}: missing 'title' (or 'id')")
                 if not isinstance(text, str):
                     raise CorpusError(f"{path}:{line_no}: missing 'text' string")
-                title = str(title).strip()
+                title = " ".join(str(title).split())  # one line: titles are keys, labels and CSV fields
                 if title not in seen:
                     seen.add(title)
                     yield title, text

@@ -14,6 +14,7 @@ an article of one section reuses the article's vector, longer ones have their se
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shutil
@@ -26,11 +27,13 @@ import ahocorasick
 import numpy as np
 from tqdm import tqdm
 
+from retrieval.atomic import write_json
 from retrieval.corpus import CorpusFile, iter_documents
 from retrieval.index_store import open_indexes
 from retrieval.titles import base_title
 
 GRAPH_DIR = "entity_graph.kuzu"
+GRAPH_META = "entity_graph.json"  # which corpus the graph was built from; written last
 SECTION_CHARS = 800
 MAX_TARGETS_PER_NAME = 3
 SCHEMA = [
@@ -106,17 +109,17 @@ def _vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.5f}" for x in vector) + "]"
 
 
-def _write_tables(corpus: CorpusFile, titles: list[str], automaton: ahocorasick.Automaton, shards: list[Path],
+def _write_tables(corpus: CorpusFile, titles: list[str], automaton: ahocorasick.Automaton, shards: Path,
                   work: Path, counts: dict[str, int]) -> None:
     """The graph's rows as CSV files in the (temporary) work folder, one pass over the corpus."""
     from retrieval.encoder import encode
-    from retrieval.shards import iter_shards
+    from retrieval.shards import document_vectors
 
     with ExitStack() as stack:
         writers = {name: csv.writer(stack.enter_context(open(work / f"{name}.csv", "w", newline="", encoding="utf-8")))
                    for name in ("article", "section", "has_section", "mentions", "links")}
-        vectors = (row for shard in iter_shards(shards) for row in shard)
-        documents = zip(iter_documents(corpus.path), vectors)
+        vectors = document_vectors(shards, len(titles))
+        documents = zip(iter_documents(corpus.path), vectors, strict=True)
         for doc_id, ((title, text), vector) in enumerate(tqdm(documents, total=len(titles), desc="entity graph")):
             writers["article"].writerow([doc_id, title, _vector_text(vector)])
             parts = sections_of(text)
@@ -144,7 +147,7 @@ def build_entity_graph(corpus: CorpusFile, folder: Path | None = None) -> dict:
     import kuzu
 
     indexes = open_indexes(corpus, folder=folder)
-    shards = sorted((indexes.folder / "shards").glob("emb-*.npy"))
+    shards = indexes.folder / "shards"
     titles: list[str] = []
     ordinary: set[str] = set()
     for title, text in iter_documents(corpus.path):
@@ -161,33 +164,51 @@ def build_entity_graph(corpus: CorpusFile, folder: Path | None = None) -> dict:
             connection.execute(statement)
         for table, name in [("Article", "article"), ("Section", "section"), ("HAS_SECTION", "has_section"),
                             ("MENTIONS", "mentions"), ("LINKS_TO", "links")]:
-            connection.execute(f"COPY {table} FROM '{(work / f'{name}.csv').as_posix()}' (HEADER=false)")
+            source = (work / f"{name}.csv").as_posix().replace("\\", "\\\\").replace("'", "\\'")
+            connection.execute(f"COPY {table} FROM '{source}' (HEADER=false)")
         connection.close()
         database.close()
-        target = indexes.folder / GRAPH_DIR
-        if target.exists():
-            shutil.rmtree(target) if target.is_dir() else target.unlink()
-        os.replace(work / GRAPH_DIR, target)
+        remove_entity_graph(indexes.folder)
+        os.replace(work / GRAPH_DIR, indexes.folder / GRAPH_DIR)
+        write_json(indexes.folder / GRAPH_META, {"corpus_sha256": corpus.sha256, **counts})
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return {"graph": str(indexes.folder / GRAPH_DIR), **counts}
+
+
+def remove_entity_graph(folder: Path) -> None:
+    """The graph's ids are row numbers of one corpus: an index rebuilt for another corpus must not keep it."""
+    (folder / GRAPH_META).unlink(missing_ok=True)
+    target = folder / GRAPH_DIR
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    for side in folder.glob(GRAPH_DIR + ".*"):  # Kuzu's write-ahead log, if one was left
+        side.unlink()
 
 
 _CONNECTIONS: dict[str, object] = {}
 _LOCK = threading.Lock()
 
 
-def graph_connection(index_folder: Path):
-    """A read-only connection to the folder's entity graph (one per process), or None when none was built."""
+def graph_connection(index_folder: Path, corpus_sha256: str):
+    """A read-only connection to the folder's entity graph for this corpus (one per process), or None when no
+    graph was built for exactly this corpus."""
     import kuzu
 
     path = index_folder / GRAPH_DIR
+    try:
+        meta = json.loads((index_folder / GRAPH_META).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    if meta.get("corpus_sha256") != corpus_sha256 or not path.exists():
+        return None
+    key = f"{path}|{corpus_sha256}|{path.stat().st_mtime_ns}"
     with _LOCK:
-        if str(path) not in _CONNECTIONS:
-            if not path.exists():
-                return None
-            _CONNECTIONS[str(path)] = kuzu.Connection(kuzu.Database(str(path), read_only=True))
-        return _CONNECTIONS[str(path)]
+        if key not in _CONNECTIONS:
+            _CONNECTIONS[key] = kuzu.Connection(kuzu.Database(str(path), read_only=True))
+        return _CONNECTIONS[key]
 
 
 def linked_articles(connection, article_ids: list[int], limit: int, exclude: list[int] | None = None

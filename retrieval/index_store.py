@@ -27,9 +27,6 @@ from retrieval.shards import SHARD_SIZE, iter_shards, write_shards
 
 MANIFEST = "manifest.json"
 OWNER_MARK = ".claimhop-index"  # written first into a folder claimhop builds in; only such folders are ever cleared
-# what claimhop writes in an index folder (older versions' names included, so their folders are recognised)
-INDEX_FILES = {MANIFEST, "dense.faiss", "bm25", "shards", "entity_graph.kuzu", "embeddings.f16.npy",
-               "embeddings.f16.manifest.json"}
 FORMAT_VERSION = 2
 RECALL_QUERIES = 200
 RECALL_K = 10
@@ -56,14 +53,20 @@ def claim_index_folder(folder: Path) -> Path:
         raise IndexFolderError(f"index folder is not a directory: {folder}")
     folder.mkdir(parents=True, exist_ok=True)
     if not (folder / OWNER_MARK).is_file():
-        foreign = [p.name for p in folder.iterdir() if p.name not in INDEX_FILES and not p.name.endswith(".tmp")]
-        if foreign:
+        entries = sorted(p.name for p in folder.iterdir())
+        if entries and MANIFEST not in entries:  # a folder older claimhop versions built has its manifest
             raise IndexFolderError(
-                f"index folder {folder} holds files claimhop did not write ({', '.join(sorted(foreign)[:3])}); "
+                f"index folder {folder} holds files claimhop did not write ({', '.join(entries[:3])}); "
                 "choose an empty or new folder"
             )
         write_text(folder / OWNER_MARK, "claimhop index folder\n")
     return folder
+
+
+def sweep_leftovers(folder: Path) -> None:
+    """Temporary files and folders a killed build left (`.name.XXXX.tmp`); only this build writes here now."""
+    for leftover in folder.glob(".*.tmp"):
+        shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
 
 
 @dataclass
@@ -166,7 +169,12 @@ def build_indexes(
     folder never loads. `rebuild` also throws away the embedded shards."""
     ann.resolve(index_type, 0)  # a bad type fails before any work
     folder = claim_index_folder(folder or index_dir_for(corpus))
-    (folder / MANIFEST).unlink(missing_ok=True)
+    sweep_leftovers(folder)
+    previous = read_manifest(folder)
+    if previous and previous.get("corpus_sha256") != corpus.sha256:
+        from retrieval.entity_graph import remove_entity_graph
+
+        remove_entity_graph(folder)
     if rebuild:
         shutil.rmtree(folder / "shards", ignore_errors=True)
     started = time.perf_counter()
@@ -178,7 +186,11 @@ def build_indexes(
     if count == 0:
         raise CorpusError(f"corpus {corpus.path} has no documents")
     kind = ann.resolve(index_type, count)
+    if kind == "ivfpq" and count < ann.IVF_MIN_DOCUMENTS:
+        raise ValueError(f"an IVF-PQ index needs at least {ann.IVF_MIN_DOCUMENTS:,} documents to train on; "
+                         f"this corpus has {count:,} (use flat or hnsw)")
     dense, details = _fill_dense(kind, shard_paths, count)
+    (folder / MANIFEST).unlink(missing_ok=True)  # from here the old index is being replaced
     dense.persist(folder / "dense.faiss")
     bm25 = bm25_builder.build()
     bm25.persist(folder / "bm25")

@@ -1,6 +1,6 @@
 """A corpus in PostgreSQL with pgvector, through langchain-postgres: an engine that scales past one machine.
 
-    claimhop index CORPUS --pgvector postgresql://user:pass@host/db [--collection NAME]
+    CLAIMHOP_PG_URL=postgresql://user:pass@host/db claimhop index CORPUS --pgvector [--collection NAME]
     CLAIMHOP_PG_URL=... claimhop check "..." --set retriever=retrieval.pgvector_store:pgvector_retriever
 
 The vectors are the ones claimhop's own index holds (same encoder, read from its shards, never re-encoded), so
@@ -21,6 +21,7 @@ from tqdm import tqdm
 from retrieval.corpus import BUNDLED_CORPUS, corpus_file, iter_documents
 from retrieval.engines import ClaimhopEmbeddings
 from retrieval.index_store import open_indexes
+from retrieval.shards import document_vectors
 
 ENV_URL = "CLAIMHOP_PG_URL"
 ENV_COLLECTION = "CLAIMHOP_PG_COLLECTION"
@@ -45,21 +46,20 @@ def vector_store(url: str, collection: str = DEFAULT_COLLECTION):
 
 
 def load_into_pgvector(corpus_path: str | Path | None, url: str, collection: str = DEFAULT_COLLECTION,
-                       batch: int = 1000, hnsw: bool = True) -> dict:
+                       batch: int = 1000, hnsw: bool = True, index_dir: Path | None = None) -> dict:
     """Upsert every document (text, title, doc_id metadata, claimhop's vector) into the collection."""
     from sqlalchemy import text
 
     corpus = corpus_file(corpus_path or BUNDLED_CORPUS)
-    indexes = open_indexes(corpus)  # its shards hold the vectors, in corpus order
-    shards = sorted((indexes.folder / "shards").glob("emb-*.npy"))
+    indexes = open_indexes(corpus, folder=index_dir)  # its shards hold the vectors, in corpus order
     store = vector_store(url, collection)
     started = time.perf_counter()
-    vectors = (np.asarray(row, dtype=np.float32) for path in shards for row in np.load(path))
+    vectors = document_vectors(indexes.folder / "shards", indexes.manifest["count"])
     rows: list[tuple[int, str, str, list[float]]] = []
     loaded = 0
     with tqdm(total=indexes.manifest["count"], desc=f"pgvector {collection}", unit="doc") as bar:
-        for doc_id, ((title, body), vector) in enumerate(zip(iter_documents(corpus.path), vectors)):
-            rows.append((doc_id, title, body, vector.tolist()))
+        for doc_id, ((title, body), vector) in enumerate(zip(iter_documents(corpus.path), vectors, strict=True)):
+            rows.append((doc_id, title, body, np.asarray(vector, dtype=np.float32).tolist()))
             if len(rows) == batch:
                 loaded += _upsert(store, rows, corpus.sha256)
                 bar.update(len(rows))

@@ -102,6 +102,17 @@ def _rows(path: Path) -> int:
         return -1
 
 
+def document_vectors(folder: Path, count: int) -> Iterator[np.ndarray]:
+    """Every document's vector, in corpus order, from an index's shards; refuses shards that do not hold exactly
+    `count` vectors (deleted or partial shards would silently drop documents)."""
+    paths = sorted(folder.glob("emb-*.npy"))
+    held = sum(max(0, _rows(p)) for p in paths)
+    if held != count:
+        raise ValueError(f"the index's shards in {folder} hold {held} vectors for {count} documents; "
+                         "rebuild it with `claimhop index CORPUS --rebuild`")
+    return (row for shard in iter_shards(paths) for row in shard)
+
+
 def iter_shards(paths: list[Path]) -> Iterator[np.ndarray]:
     """Each shard as float32, one at a time."""
     for path in paths:

@@ -5,7 +5,6 @@ the problem, before a run is created."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -15,61 +14,44 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from retrieval.corpus import BUNDLED_CORPUS, CorpusError, checked_corpus_path
 from server.health import health
+from state.client_policy import client_settings_problem
 from state.context import Context
 from state.validation import message_text, validate_claim
 
 FRONTEND = Path(__file__).resolve().parent.parent / "frontend"
-RUN_PATHS = re.compile(r"^/(threads/[^/]+/)?runs(/stream|/wait)?$")
+CHECKED_PATHS = re.compile(r"^/((threads/[^/]+/)?runs(/stream|/wait|/batch|/crons)?|assistants(/[^/]+)?)$")
 
 
-def readable_corpus_dirs() -> list[Path]:
-    """Folders a client of the server may name a corpus in: the bundled data and CLAIMHOP_CORPUS_DIRS (os.pathsep)."""
-    extra = [Path(p).expanduser() for p in os.environ.get("CLAIMHOP_CORPUS_DIRS", "").split(os.pathsep) if p.strip()]
-    return [BUNDLED_CORPUS.parent, *extra]
-
-
-def corpus_problem(corpus_path: str) -> str | None:
-    """A server reads only corpora its operator allowed: a client must not make it open any file it can name."""
-    if not corpus_path:
-        return None
-    path = Path(corpus_path).expanduser().resolve()
-    if not any(path.is_relative_to(folder.resolve()) for folder in readable_corpus_dirs()):
-        return (f"corpus_path {corpus_path} is outside the folders this server reads corpora from; "
-                "its operator can allow a folder with CLAIMHOP_CORPUS_DIRS")
-    try:
-        checked_corpus_path(path)
-    except CorpusError as err:
-        return str(err)
-    return None
-
-
-def index_dir_problem(index_dir: str) -> str | None:
-    """Building an index writes files: a client may only point the server at an index inside an allowed folder."""
-    if index_dir and not any(Path(index_dir).expanduser().resolve().is_relative_to(folder.resolve())
-                             for folder in readable_corpus_dirs()[1:]):
-        return (f"index_dir {index_dir} is outside the folders this server may use; "
-                "its operator can allow a folder with CLAIMHOP_CORPUS_DIRS")
+def settings_problem(body: dict[str, Any]) -> str | None:
+    """Settings may come as `context` or as `config.configurable` (LangGraph copies one into the other)."""
+    config = body.get("config")
+    configurable = config.get("configurable") if isinstance(config, dict) else None
+    for settings in (body.get("context"), configurable):
+        if settings is None:
+            continue
+        if settings is body.get("context"):
+            Context.from_any(settings)
+        problem = client_settings_problem(settings)  # the client's own settings, not the operator's environment
+        if problem:
+            return problem
     return None
 
 
 def problem_with(body: dict[str, Any]) -> str | None:
-    """The reason a run request cannot succeed, or None. Only the claimhop input shape is checked."""
+    """The reason a run (or assistant) request cannot succeed, or None. Only claimhop's input shape is checked."""
+    try:
+        problem = settings_problem(body)
+    except ValueError as err:
+        return str(err)
+    if problem:
+        return problem
     payload = body.get("input")
-    if payload is None:  # resuming or continuing a thread without new input
+    if payload is None:  # resuming or continuing a thread without new input, or an assistant
         return None
     if not isinstance(payload, dict):
         return "input must be an object with 'claim' or 'messages'"
     try:
-        if "context" in body and body["context"] is not None:
-            Context.from_any(body["context"])
-            client = body["context"]  # the client's paths, not the operator's environment
-            if client.get("retriever"):
-                return "the retriever engine is chosen by the server's operator (CLAIMHOP_RETRIEVER), not per run"
-            problem = corpus_problem(str(client.get("corpus_path") or "")) or index_dir_problem(str(client.get("index_dir") or ""))
-            if problem:
-                return problem
         if payload.get("claim") not in (None, ""):
             validate_claim(payload["claim"])
         elif payload.get("messages"):
@@ -92,7 +74,7 @@ class ValidateRuns:
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "POST" or not RUN_PATHS.match(scope["path"]):
+        if scope["type"] != "http" or scope["method"] not in {"POST", "PATCH"} or not CHECKED_PATHS.match(scope["path"]):
             return await self.app(scope, receive, send)
         chunks, more = [], True
         while more:
@@ -102,7 +84,8 @@ class ValidateRuns:
         raw = b"".join(chunks)
         try:
             body = json.loads(raw or b"{}")
-            reason = problem_with(body) if isinstance(body, dict) else None
+            bodies = body if isinstance(body, list) else [body]  # /runs/batch sends a list of runs
+            reason = next((r for b in bodies if isinstance(b, dict) and (r := problem_with(b))), None)
         except json.JSONDecodeError:
             reason = None  # not ours to judge: the server answers malformed JSON itself
         if reason:

@@ -51,6 +51,8 @@ def check_fact(fact: dict, selected: list[dict], judge: Judge, rule: EnsembleRul
                     error = f"{type(err).__name__}: {str(err)[:160]}"
     alignment = alignment_score(fact["text"], fact.get("entities", []), spans, best_similarity(fact["text"], spans))
     verdict, confidence = judge_fact([j["probs"] for j in judged], alignment, rule)
+    if spans and not judged:  # evidence was there but the model could not judge it: no confidence at all
+        confidence = 0.0
     return {"fact": fact["text"], "entities": fact.get("entities", []), "evidence": judged,
             "alignment": alignment, "verdict": verdict, "confidence": confidence, "error": error}
 
@@ -61,6 +63,10 @@ def check_facts(facts: list[dict], selected: list[dict], judge: Judge, rule: Ens
         return {"facts": [], "verdict": "INSUFFICIENT_INFO", "confidence": 1.0,
                 "reason": "no evidence: no document was selected"}
     records = [check_fact(fact, selected, judge, rule, k) for fact in facts]
+    failed = [r for r in records if r["error"] and not r["evidence"]]
+    if failed and len(failed) == len(records):
+        return {"facts": records, "verdict": "INSUFFICIENT_INFO", "confidence": 0.0,
+                "reason": f"the model could not judge any fact ({failed[0]['error'].split(':')[0]})"}
     if not any(r["evidence"] for r in records):
         return {"facts": records, "verdict": "INSUFFICIENT_INFO", "confidence": 1.0,
                 "reason": "no evidence sentence bears on any fact"}

@@ -59,6 +59,33 @@ def test_queued_calls_give_up_when_the_call_holding_the_model_is_stuck():
     stuck.join()
 
 
+def test_a_call_given_up_while_queued_is_never_made_and_the_queue_is_first_come_first_served():
+    model, served = SerialModel(), []
+
+    def call(name: str, seconds: float):
+        def run() -> str:
+            with model:
+                served.append(name)
+                time.sleep(seconds)
+            return name
+        return run
+
+    stuck = threading.Thread(target=call("stuck", 1.5))
+    stuck.start()
+    time.sleep(0.1)
+    with pytest.raises(ModelTimeout):
+        with_timeout(call("abandoned", 0.1), 0.5)
+    waiters = []
+    for name in ("first", "second", "third"):
+        waiters.append(threading.Thread(target=lambda n=name: with_timeout(call(n, 0.05), 10)))
+        waiters[-1].start()
+        time.sleep(0.05)
+    for thread in [stuck, *waiters]:
+        thread.join()
+    time.sleep(0.3)
+    assert served == ["stuck", "first", "second", "third"]  # "abandoned" never ran
+
+
 def test_a_model_without_a_queue_is_timed_from_the_start():
     with pytest.raises(ModelTimeout):
         with_timeout(lambda: time.sleep(1.0), 0.3)

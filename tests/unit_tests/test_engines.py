@@ -43,11 +43,11 @@ def loaded(postgres, small_corpus, tmp_path_factory):
 
 
 def test_the_index_command_loads_the_corpus_into_pgvector(loaded, small_corpus, capsys):
-    assert cli.main.main(["index", str(small_corpus), "--pgvector", "env", "--collection", "small"]) == 0
+    assert cli.main.main(["index", str(small_corpus), "--pgvector", "--collection", "small"]) == 0
     report = json.loads(capsys.readouterr().out)["pgvector"]
     assert report["documents"] == 8 and report["collection"] == "small" and report["hnsw_index"]
     assert "postgresql" not in json.dumps(report)  # the URL (and any password in it) is not printed
-    assert cli.main.main(["index", str(small_corpus), "--pgvector", "env", "--collection", "small"]) == 0  # upsert
+    assert cli.main.main(["index", str(small_corpus), "--pgvector", "--collection", "small"]) == 0  # upsert
 
 
 def test_pgvector_finds_what_the_built_in_dense_search_finds(loaded, small_corpus):

@@ -49,13 +49,23 @@ def built(corpus, capsys) -> dict:
 def test_articles_link_to_the_articles_their_text_names(graph, capsys):
     report = built(graph, capsys)
     assert report["articles"] == len(TITLES) and report["sections"] >= len(TITLES)
-    connection = graph_connection(index_dir_for(corpus_file(graph)))
+    connection = graph_connection(index_dir_for(corpus_file(graph)), corpus_file(graph).sha256)
     soundtrack = TITLES.index("Foxes (soundtrack)")
     linked = {title for _, _, title in linked_articles(connection, [soundtrack], 10)}
     assert linked == {"Jodie Foster", "Cherie Currie", "The Runaways"}  # "Foxes" is also a word here ("red foxes")
     from_two = linked_articles(connection, [soundtrack, TITLES.index("Runaways trivia")], 10)
     assert from_two[0][2] in {"Cherie Currie", "The Runaways"}  # named by both sources: first
     assert all(target not in {soundtrack} for _, target, _ in from_two)
+
+
+def test_a_graph_is_never_used_for_another_corpus(graph, small_corpus, capsys, tmp_path):
+    built(graph, capsys)
+    folder = index_dir_for(corpus_file(graph))
+    assert graph_connection(folder, corpus_file(small_corpus).sha256) is None
+    from retrieval.index_store import build_indexes
+    build_indexes(corpus_file(small_corpus), folder)  # the folder now indexes another corpus
+    assert not (folder / "entity_graph.kuzu").exists()
+    assert graph_connection(folder, corpus_file(graph).sha256) is None
 
 
 def test_only_unambiguous_titles_are_linked():
@@ -82,7 +92,7 @@ def test_the_bridge_step_follows_links_when_asked(graph, monkeypatch, capsys):
 
 def test_the_synthesiser_ranks_articles_and_extracts_clean_facts(graph, capsys):
     built(graph, capsys)
-    connection = graph_connection(index_dir_for(corpus_file(graph)))
+    connection = graph_connection(index_dir_for(corpus_file(graph)), corpus_file(graph).sha256)
     synth = MultiDocSynthesizer(connection, max_articles=2, max_sections=3, min_relevance=0.6)
     facts = synth.facts("Who was the lead singer of The Runaways?", list(range(len(TITLES))))
     assert 1 <= len({f.title for f in facts}) <= 2
@@ -97,7 +107,7 @@ def test_the_synthesiser_ranks_articles_and_extracts_clean_facts(graph, capsys):
 
 def test_the_synthesiser_refuses_bad_settings_and_connections(graph, capsys):
     built(graph, capsys)
-    connection = graph_connection(index_dir_for(corpus_file(graph)))
+    connection = graph_connection(index_dir_for(corpus_file(graph)), corpus_file(graph).sha256)
     for kwargs, error in [({"max_articles": 0}, ValueError), ({"max_articles": 11}, ValueError),
                           ({"max_sections": 2.5}, TypeError), ({"min_relevance": 1.5}, ValueError),
                           ({"min_relevance": "high"}, TypeError), ({"max_articles": True}, TypeError)]:

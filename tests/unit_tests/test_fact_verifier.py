@@ -28,6 +28,9 @@ def test_label_probabilities_come_from_the_tokens_that_start_each_label():
     assert probs["contradiction"] == pytest.approx(0.8493, abs=1e-3)
     assert probs["neutral"] == pytest.approx(0.1507, abs=1e-3) and probs["entailment"] == 0.0
     assert label_distribution([{"token": "xyz", "logprob": -0.1}], LABELS) == dict.fromkeys(LABELS, 1 / 3)
+    only_odd_tokens = [{"token": " Neutral", "logprob": -0.2}, {"token": "Ent", "logprob": -2.0}]
+    assert max(label_distribution(only_odd_tokens, LABELS).items(), key=lambda kv: kv[1])[0] == "neutral"
+    assert label_distribution([{"token": "xyz", "logprob": -0.1}], LABELS, chosen="entailment")["entailment"] == 1.0
 
 
 class ReplyEngine:
@@ -128,6 +131,13 @@ def test_a_judge_that_keeps_failing_is_recorded_on_the_fact(monkeypatch, small_c
     fact = final["facts"][0]
     assert fact["error"].startswith("ValueError") and fact["verdict"] == "INSUFFICIENT_INFO"
     assert "could not be judged" in final["answer"]
+    assert final["confidence"] == 0.0 and final["verdict_reason"].startswith("the model could not judge")
+    assert any(d.startswith("verify: the model could not judge") for d in final["degraded"])
+
+
+def test_a_fact_quoting_brackets_does_not_break_the_citation_check(monkeypatch, small_corpus):
+    _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is American [7]"))
+    assert final["verdict"] == "SUPPORTED" and "[7]" not in final["answer"]
 
 
 def test_no_evidence_at_all_gives_insufficient_info_with_the_reason():

@@ -100,6 +100,17 @@ def test_an_approximate_index_records_its_recall_against_exact_search(small_corp
     assert switched.manifest["index_type"] == "flat" and switched.manifest["embeddings_source"] == "resumed"
 
 
+def test_leftovers_of_a_killed_build_are_swept_and_ivfpq_needs_enough_documents(small_corpus, tmp_path):
+    corpus, folder = corpus_file(small_corpus), tmp_path / "idx"
+    good = build_indexes(corpus, folder)
+    (folder / ".dense.faiss.abc.tmp").write_bytes(b"half")
+    (folder / ".entity-graph.x.tmp").mkdir()
+    with pytest.raises(ValueError, match="IVF-PQ index needs at least"):
+        build_indexes(corpus, folder, index_type="ivfpq")
+    assert load_indexes(corpus, folder).manifest == good.manifest  # the working index was not touched
+    assert not list(folder.glob(".*.tmp"))
+
+
 def clustered_vectors(count: int, dim: int = 64, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(64, dim))

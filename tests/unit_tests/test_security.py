@@ -99,6 +99,29 @@ def test_a_server_client_may_only_name_corpora_in_allowed_folders(tmp_path, monk
     assert "outside the folders" in problem_with({**body, "context": {"corpus_path": sneaky}})
 
 
+def test_client_settings_are_checked_however_they_are_sent(monkeypatch, small_corpus):
+    monkeypatch.delenv("CLAIMHOP_CORPUS_DIRS", raising=False)
+    bad = {"retriever": "os:abort"}
+    assert "operator" in problem_with({"input": {"claim": CLAIM}, "config": {"configurable": bad}})
+    assert "operator" in problem_with({"input": None, "context": bad})  # a resume without input too
+    assert "outside the folders" in problem_with({"config": {"configurable": {"corpus_path": str(small_corpus)}}})
+
+
+def test_nodes_refuse_forbidden_client_settings_in_a_server_process(monkeypatch):
+    from types import SimpleNamespace
+
+    from nodes.common import settings_of
+
+    monkeypatch.setenv("CLAIMHOP_CLIENT_POLICY", "1")
+    with pytest.raises(ValueError, match="operator"):
+        settings_of(SimpleNamespace(context={"retriever": "os:abort"}))
+    with pytest.raises(ValueError, match="outside the folders"):
+        settings_of(SimpleNamespace(context={"index_dir": "/etc"}))
+    assert settings_of(SimpleNamespace(context={"max_iterations": 1})).max_iterations == 1
+    monkeypatch.delenv("CLAIMHOP_CLIENT_POLICY")
+    assert settings_of(SimpleNamespace(context={"index_dir": "/tmp/x"})).index_dir == "/tmp/x"  # CLI, Python
+
+
 def test_an_index_is_never_built_into_a_folder_of_other_files(tmp_path, small_corpus):
     corpus = load_corpus(small_corpus)
     folder = tmp_path / "my-documents"
@@ -108,6 +131,12 @@ def test_an_index_is_never_built_into_a_folder_of_other_files(tmp_path, small_co
     with pytest.raises(IndexFolderError, match="thesis.tex"):
         build_indexes(corpus, folder)
     assert (folder / "thesis.tex").read_text() == "years of work" and (folder / "bm25").is_dir()
+    only_a_shards_folder = tmp_path / "data"
+    (only_a_shards_folder / "shards").mkdir(parents=True)
+    (only_a_shards_folder / "shards" / "mine.txt").write_text("keep")
+    with pytest.raises(IndexFolderError):
+        build_indexes(corpus, only_a_shards_folder, rebuild=True)
+    assert (only_a_shards_folder / "shards" / "mine.txt").read_text() == "keep"
     fresh = build_indexes(corpus, tmp_path / "new-index")
     assert fresh.manifest["count"] == len(corpus)
     assert build_indexes(corpus, tmp_path / "new-index").manifest["count"] == len(corpus)  # its own folder: rebuilt

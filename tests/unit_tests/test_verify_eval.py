@@ -9,7 +9,11 @@ import pytest
 
 import cli.main
 from evaluation.report import macro_f1
-from evaluation.verify_eval import bootstrap_ci, expected_calibration_error, summarize_verify
+from evaluation.verify_eval import (
+    bootstrap_ci,
+    expected_calibration_error,
+    summarize_verify,
+)
 
 
 def row(label: str, verdict: str, confidence: float, hops: int = 2) -> dict:
