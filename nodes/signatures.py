@@ -71,8 +71,11 @@ class AtomicFact(BaseModel):
 
 
 class SplitClaim(dspy.Signature):
-    """Split the claim into its atomic facts: short, self-contained statements that can each be checked on its
-    own (resolve pronouns to names), which together say everything the claim says and nothing more."""
+    """Split the claim into its atomic facts: complete sentences, each with its own subject and verb, that can be
+    checked on their own (repeat the name instead of "he", "it" or "the event"), which together say everything
+    the claim says and nothing more. Example: "Chandgi Ram won a gold medal in 1970 at an event held in Bangkok."
+    -> "Chandgi Ram won a gold medal in 1970." and "The event where Chandgi Ram won gold in 1970 was held in
+    Bangkok." Never a fragment such as "in 1970"."""
 
     claim: str = dspy.InputField()
     facts: list[AtomicFact] = dspy.OutputField(desc="1-5 atomic facts, each with the names it mentions")

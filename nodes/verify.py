@@ -35,7 +35,22 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
                                list, usable=usable)
     facts = [{"text": " ".join(str(f.text).split()), "entities": clean_list(getattr(f, "entities", []), 8)}
              for f in result or [] if str(getattr(f, "text", "")).strip()][:5]
-    return facts or [{"text": state["claim"], "entities": state.get("claim_entities", [])}], degraded
+    return whole_facts(facts) or [{"text": state["claim"], "entities": state.get("claim_entities", [])}], degraded
+
+
+def whole_facts(facts: list[dict]) -> list[dict]:
+    """A small model sometimes splits a claim into fragments ("in 1970", "held in Argentina"); a fragment (it
+    starts in lower case or has fewer than 3 words) is joined to the fact before it, so each fact stands alone."""
+    merged: list[dict] = []
+    for fact in facts:
+        text = fact["text"]
+        if merged and (text[:1].islower() or len(text.split()) < 3):
+            last = merged[-1]
+            last["text"] = f"{last['text'].rstrip('. ')} {text}"
+            last["entities"] = list(dict.fromkeys([*last["entities"], *fact["entities"]]))
+        else:
+            merged.append({**fact})
+    return merged
 
 
 def verify_by_facts(state: State, ctx: Context) -> dict:

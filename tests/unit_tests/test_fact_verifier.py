@@ -67,6 +67,17 @@ def probs(e: float, c: float) -> dict[str, float]:
     return {"entailment": e, "contradiction": c, "neutral": round(1 - e - c, 4)}
 
 
+def test_fragments_from_the_splitter_are_joined_to_the_fact_before_them():
+    from nodes.verify import whole_facts
+
+    facts = [{"text": "Chandgi Ram won a gold medal", "entities": ["Chandgi Ram"]},
+             {"text": "in 1970", "entities": []}, {"text": "held in Argentina", "entities": ["Argentina"]},
+             {"text": "Steve Augeri is American.", "entities": ["Steve Augeri"]}]
+    assert whole_facts(facts) == [
+        {"text": "Chandgi Ram won a gold medal in 1970 held in Argentina", "entities": ["Chandgi Ram", "Argentina"]},
+        {"text": "Steve Augeri is American.", "entities": ["Steve Augeri"]}]
+
+
 def test_the_ensemble_rule():
     assert judge_fact([probs(0.9, 0.05), probs(0.2, 0.1)], 1.0, RULE) == ("SUPPORTED", 0.9)
     assert judge_fact([probs(0.9, 0.05)], 0.1, RULE)[0] == "INSUFFICIENT_INFO"  # evidence does not cover the fact
