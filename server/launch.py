@@ -4,10 +4,13 @@ Used by the tests and the latency benchmark; a person runs `langgraph dev` direc
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -24,6 +27,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def absolute(spec: str) -> str:
+    """"./graph/builder.py:graph" -> "/abs/graph/builder.py:graph"."""
+    path, _, attribute = spec.partition(":")
+    return str((ROOT / path).resolve()) + (f":{attribute}" if attribute else "")
+
+
+def absolute_config() -> dict:
+    """The project's langgraph.json with every path made absolute, so the server can run in another folder."""
+    config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+    config["dependencies"] = [absolute(d) for d in config["dependencies"]]
+    config["graphs"] = {name: absolute(spec) for name, spec in config["graphs"].items()}
+    config["http"] = {**config["http"], "app": absolute(config["http"]["app"])}
+    return config
+
+
 @contextmanager
 def dev_server(log: Path, startup_timeout: float = 180.0, env: dict[str, str] | None = None, jobs: int = CONCURRENT_RUNS):
     """Yields the server's base URL; stops the server on exit. Its output goes to `log`.
@@ -32,9 +50,13 @@ def dev_server(log: Path, startup_timeout: float = 180.0, env: dict[str, str] | 
     port = free_port()
     # no --host: the tests check that langgraph dev's default binds to loopback only
     cmd = [str(Path(sys.executable).parent / "langgraph"), "dev", "--port", str(port),
-           "--no-browser", "--no-reload", "--n-jobs-per-worker", str(jobs), "--config", str(ROOT / "langgraph.json")]
+           "--no-browser", "--no-reload", "--n-jobs-per-worker", str(jobs), "--config", "langgraph.json"]
+    # its own working folder: langgraph dev keeps its runs and queue in ./.langgraph_api and retries runs a
+    # killed server left there, so servers sharing a folder would inherit each other's unfinished runs
+    workdir = Path(tempfile.mkdtemp(prefix="claimhop-server-"))
+    (workdir / "langgraph.json").write_text(json.dumps(absolute_config()), encoding="utf-8")
     with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **OFFLINE_ENV, **(env or {})},
+        proc = subprocess.Popen(cmd, cwd=workdir, env={**os.environ, **OFFLINE_ENV, **(env or {})},
                                 stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -57,3 +79,4 @@ def dev_server(log: Path, startup_timeout: float = 180.0, env: dict[str, str] | 
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+        shutil.rmtree(workdir, ignore_errors=True)
