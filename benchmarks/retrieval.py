@@ -6,7 +6,7 @@ exact search, and bm25s against rank-bm25 in the same run.
 
 Larger corpora are synthetic, made from the real one: each document's text samples words from the real
 corpus's word frequencies (lengths as in the real corpus), and its vector is a real document's vector plus
-Gaussian noise (sigma 0.1 per dimension before renormalising), so BM25 sees a realistic vocabulary and FAISS a
+Gaussian noise (sigma 0.02 per dimension, a noise vector of norm ~0.4, before renormalising), so BM25 sees a realistic vocabulary and FAISS a
 realistic spread of directions without encoding a million texts. The vectors are put where a killed build
 would have left its shards, so the build under test is claimhop's own (`build_indexes`), resuming. Queries
 are real HoVer dev claims. Each size runs in its own process so its peak memory is its own.
@@ -33,12 +33,12 @@ from retrieval.atomic import atomic_path, write_json, write_text
 from retrieval.corpus import BUNDLED_CORPUS, corpus_file, load_corpus
 from retrieval.embeddings import BUNDLED_EMBEDDINGS
 from retrieval.encoder import ENCODER_NAME, encode
-from retrieval.index_store import build_indexes
+from retrieval.index_store import build_indexes, claim_index_folder
 from retrieval.service import Retriever
 from retrieval.shards import SHARD_SIZE, shard_path
 
 REAL_SIZE = 24_729
-NOISE = 0.1
+NOISE = 0.02  # per dimension: a noise vector of norm ~0.4 beside the unit-length real one
 
 
 def peak_rss_mib() -> float:
@@ -69,7 +69,7 @@ def synthetic_corpus(size: int, folder: Path, seed: int = 0) -> tuple[Path, Path
                 text = " ".join(vocab[tokens[cursor:cursor + length]])
                 cursor += length
                 out.write(json.dumps({"title": f"Synthetic document {start + i}", "text": text}) + "\n")
-    shards = folder / "index" / "shards"
+    shards = claim_index_folder(folder / "index") / "shards"
     shards.mkdir(parents=True, exist_ok=True)
     base = np.load(BUNDLED_EMBEDDINGS, mmap_mode="r")
     for number, start in enumerate(range(0, size, SHARD_SIZE)):

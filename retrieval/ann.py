@@ -91,5 +91,6 @@ def probe_queries(shards: list[np.ndarray], count: int, seed: int = 0) -> np.nda
     picked = [np.asarray(s[np.sort(rng.choice(len(s), min(len(s), per_shard), replace=False))], dtype=np.float32)
               for s in shards if len(s)]
     pool = np.concatenate(picked)[:count]
-    noisy = pool + rng.normal(0, 0.05, pool.shape).astype(np.float32)
+    # noise of norm ~0.2 at 384 dimensions: near a document, as a query about it is, but never equal to it
+    noisy = pool + rng.normal(0, 0.2 / np.sqrt(pool.shape[1]), pool.shape).astype(np.float32)
     return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
