@@ -120,6 +120,17 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def _claims(args: argparse.Namespace) -> list[dict]:
+    """The claims an eval command was asked for (--claims, --limit, --hops, --seed), never none."""
+    from evaluation.data import DEV_CLAIMS, load_claims
+
+    hops = {int(h) for h in args.hops.split(",")} if args.hops else None
+    claims = load_claims(args.claims or DEV_CLAIMS, args.limit, hops, args.seed)
+    if not claims:
+        raise UsageError("no claims match the given options")
+    return claims
+
+
 def stop_at_once_on_ctrl_c() -> None:
     """Long runs block in native code (llama.cpp), where Python's KeyboardInterrupt cannot reach them.
     Every finished row is already fsynced, so Ctrl-C may simply end the process; rerunning resumes."""
@@ -143,7 +154,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     import hashlib
     from pathlib import Path
 
-    from evaluation.data import DEV_CLAIMS, load_claims
     from evaluation.report import plot, render_table, summarize
     from evaluation.runner import run_eval
     from evaluation.systems import make_systems
@@ -151,10 +161,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from state.context import Context
 
     stop_at_once_on_ctrl_c()
-    hops = {int(h) for h in args.hops.split(",")} if args.hops else None
-    claims = load_claims(args.claims or DEV_CLAIMS, args.limit, hops, args.seed)
-    if not claims:
-        raise UsageError("no claims match the given options")
+    claims = _claims(args)
     settings = _settings(args)
     ctx = Context.from_any(settings)
     program = OPTIMIZED_PROGRAM.read_bytes() if ctx.use_optimized_program and OPTIMIZED_PROGRAM.is_file() else b""
@@ -177,7 +184,6 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
     import hashlib
     from pathlib import Path
 
-    from evaluation.data import DEV_CLAIMS, load_claims
     from evaluation.verify_eval import (
         EVIDENCE_KINDS,
         SYSTEMS,
@@ -197,10 +203,7 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
         unknown = [c for c in chosen if c not in known]
         if unknown or not chosen:
             raise UsageError(f"unknown {name}(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
-    hops = {int(h) for h in args.hops.split(",")} if args.hops else None
-    claims = load_claims(args.claims or DEV_CLAIMS, args.limit, hops, args.seed)
-    if not claims:
-        raise UsageError("no claims match the given options")
+    claims = _claims(args)
     settings = _settings(args)
     ctx = Context.from_any(settings)
     fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode() + code_digest()).hexdigest()[:16]
