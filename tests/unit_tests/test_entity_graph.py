@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SMALL_CORPUS
+from small_corpus import SMALL_CORPUS
 from fakes import fake_lm
 from test_graph_routing import answers
 
