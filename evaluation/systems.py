@@ -6,16 +6,24 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from retrieval.service import get_retriever
+from lm.provider import local_engine_stats
 
 SINGLE_QUERY_DEPTH = 50
 SystemFn = Callable[[str], dict[str, Any]]
 
 
-def single_query(mode: str, corpus_path: str | None, index_dir: str | None = None) -> SystemFn:
+def single_query(mode: str, settings: dict[str, Any], rerank: bool = False) -> SystemFn:
+    """The claim as one query, with the run settings' fusion weights (and, with `rerank`, its re-ranker: the
+    LM one unless `reranker` names another)."""
+    from nodes.common import retriever_for
+    from state.context import Context
+
+    ctx = Context.from_any({**settings, "reranker": (settings.get("reranker") or "lm") if rerank else ""})
+
     def run(claim: str) -> dict[str, Any]:
-        hits = get_retriever(corpus_path, index_dir=index_dir).search(claim, SINGLE_QUERY_DEPTH, mode)
-        return {"titles": [h.title for h in hits], "lm_calls": 0}
+        before = local_engine_stats()
+        hits = retriever_for(ctx).search(claim, SINGLE_QUERY_DEPTH, mode)
+        return {"titles": [h.title for h in hits], **lm_use(before, local_engine_stats())}
 
     return run
 
@@ -31,7 +39,6 @@ def lm_use(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
 
 def claimhop_system(settings: dict[str, Any]) -> SystemFn:
     from graph import graph
-    from lm.provider import local_engine_stats
     from state.context import Context
 
     ctx = Context.from_any(settings)
@@ -56,7 +63,7 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
     import dspy
 
     from evaluation.baselines.diverse_coverage import DiverseCoverage
-    from lm.provider import get_lm, local_engine_stats
+    from lm.provider import get_lm
     from state.context import Context
 
     ctx = Context.from_any(settings)
@@ -77,11 +84,11 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
 
 
 def make_systems(names: list[str], settings: dict[str, Any]) -> dict[str, SystemFn]:
-    corpus, index_dir = settings.get("corpus_path") or None, settings.get("index_dir") or None
     known: dict[str, Callable[[], SystemFn]] = {
-        "bm25": lambda: single_query("bm25", corpus, index_dir),
-        "dense": lambda: single_query("dense", corpus, index_dir),
-        "hybrid": lambda: single_query("hybrid", corpus, index_dir),
+        "bm25": lambda: single_query("bm25", settings),
+        "dense": lambda: single_query("dense", settings),
+        "hybrid": lambda: single_query("hybrid", settings),
+        "hybrid-rerank": lambda: single_query("hybrid", settings, rerank=True),
         "diverse-coverage": lambda: diverse_coverage_system(settings),
         "claimhop": lambda: claimhop_system(settings),
     }

@@ -17,7 +17,10 @@ from langgraph.types import RetryPolicy
 from lm.call_watch import CallWatch, current_watch
 from lm.provider import get_lm
 from nodes.program import ClaimHopProgram, get_program
+from retrieval.fusion import Fusion
+from retrieval.rerank import make_reranker
 from retrieval.service import SearchEngine, get_retriever
+from retrieval.tuned_search import TunedSearch
 from state import client_policy
 from state.context import Context
 
@@ -38,12 +41,19 @@ def settings_of(runtime: Any) -> Context:
 
 
 def retriever_for(ctx: Context) -> SearchEngine:
-    """claimhop's own indexes, or the external LangChain retriever the `retriever` setting names."""
+    """claimhop's own indexes, or the external LangChain retriever the `retriever` setting names, searched with
+    the run's fusion settings and re-ranker."""
     if ctx.retriever:
         from retrieval.engines import external_engine
 
-        return external_engine(ctx.retriever)
-    return get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None)
+        engine: SearchEngine = external_engine(ctx.retriever)
+    else:
+        engine = get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None)
+    return TunedSearch(engine, fusion_of(ctx), make_reranker(ctx.reranker, ctx.model), ctx.rerank_depth)
+
+
+def fusion_of(ctx: Context) -> Fusion:
+    return Fusion(ctx.bm25_weight, ctx.dense_weight, ctx.rrf_k, ctx.fusion_depth)
 
 
 def program_for(ctx: Context) -> ClaimHopProgram:

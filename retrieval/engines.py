@@ -104,17 +104,17 @@ _ENGINES: dict[str, LangChainEngine] = {}
 _LOCK = threading.Lock()
 
 
-def load_factory(spec: str):
-    """`package.module:function` -> the function; a clear error for anything else."""
+def load_factory(spec: str, what: str = "retriever"):
+    """`package.module:function` -> the function; a clear error (naming the setting `what`) for anything else."""
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise ValueError(f"retriever must look like 'package.module:function', got {spec!r}")
+        raise ValueError(f"{what} must look like 'package.module:function', got {spec!r}")
     try:
         factory = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as err:
-        raise ValueError(f"retriever {spec!r} cannot be loaded: {err}") from None
+        raise ValueError(f"{what} {spec!r} cannot be loaded: {err}") from None
     if not callable(factory):
-        raise ValueError(f"retriever {spec!r} is not a function")  # noqa: TRY004 - one error type for bad input
+        raise ValueError(f"{what} {spec!r} is not a function")  # noqa: TRY004 - one error type for bad input
     return factory
 
 

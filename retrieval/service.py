@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from retrieval.corpus import BUNDLED_CORPUS, Corpus, load_corpus
-from retrieval.fusion import reciprocal_rank_fusion
+from retrieval.fusion import Fusion, reciprocal_rank_fusion
 from retrieval.index_store import Indexes, open_indexes
 from retrieval.titles import TitleIndex
 
 Mode = Literal["hybrid", "bm25", "dense"]
+DEFAULT_FUSION = Fusion()
 
 
 @dataclass(frozen=True)
@@ -36,35 +37,38 @@ class SearchEngine(Protocol):
 class Retriever:
     """Search a corpus; `k` beyond the corpus size returns the whole corpus."""
 
-    def __init__(self, corpus: Corpus, indexes: Indexes, fusion_depth: int = 100):
+    def __init__(self, corpus: Corpus, indexes: Indexes):
         self.corpus = corpus
         self.indexes = indexes
         self.titles = TitleIndex(corpus.titles)
-        self.fusion_depth = fusion_depth
 
     def _hits(self, scored: list[tuple[int, float]], k: int) -> list[Hit]:
         return [Hit(i, self.corpus.titles[i], s, self.corpus.texts[i]) for i, s in scored[:k]]
 
-    def search_many(self, queries: list[str], k: int, mode: Mode = "hybrid") -> list[list[Hit]]:
-        """Top-k per query. Hybrid fuses BM25 and dense top-`fusion_depth` lists by reciprocal rank."""
+    def search_many(
+        self, queries: list[str], k: int, mode: Mode = "hybrid", fusion: Fusion = DEFAULT_FUSION
+    ) -> list[list[Hit]]:
+        """Top-k per query. Hybrid fuses BM25's and dense's top-`fusion.depth` lists by weighted reciprocal rank."""
         if mode == "bm25":
             return [self._hits(r, k) for r in self.indexes.bm25.search(queries, k)]
         if mode == "dense":
             return [self._hits(r, k) for r in self.indexes.dense.search(queries, k)]
-        depth = max(k, self.fusion_depth)
+        depth = max(k, fusion.depth)
         lexical = self.indexes.bm25.search(queries, depth)
         dense = self.indexes.dense.search(queries, depth)
         fused = []
         for lex, den in zip(lexical, dense):
-            ranked = reciprocal_rank_fusion([[i for i, _ in lex], [i for i, _ in den]])
+            ranked = reciprocal_rank_fusion(
+                [[i for i, _ in lex], [i for i, _ in den]], [fusion.bm25_weight, fusion.dense_weight], fusion.k
+            )
             if len(ranked) < k:  # BM25 drops zero-score documents; dense always fills up to k
                 seen = {i for i, _ in ranked}
                 ranked += [(i, 0.0) for i, _ in den if i not in seen]
             fused.append(self._hits(ranked, k))
         return fused
 
-    def search(self, query: str, k: int, mode: Mode = "hybrid") -> list[Hit]:
-        return self.search_many([query], k, mode)[0]
+    def search(self, query: str, k: int, mode: Mode = "hybrid", fusion: Fusion = DEFAULT_FUSION) -> list[Hit]:
+        return self.search_many([query], k, mode, fusion)[0]
 
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         """Documents titled `name` (normalised exact, then base title, then fuzzy)."""

@@ -57,4 +57,6 @@ def client_settings_problem(settings: Any) -> str | None:
         return None
     if settings.get("retriever"):
         return "the retriever engine is chosen by the server's operator (CLAIMHOP_RETRIEVER), not per run"
+    if str(settings.get("reranker") or "") not in {"", "lm"}:
+        return "a re-ranker other than 'lm' is code the server's operator chooses (CLAIMHOP_RERANKER), not per run"
     return corpus_problem(str(settings.get("corpus_path") or "")) or index_dir_problem(str(settings.get("index_dir") or ""))

@@ -8,6 +8,10 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal, get_args, get_type_hints
 
+from retrieval.fusion import Fusion
+
+FUSION = Fusion()
+
 ENV_PREFIX = "CLAIMHOP_"
 MAX_CLAIM_CHARS = 2000
 SECRET_NAME = re.compile(r"key|token|secret|passw|credential", re.IGNORECASE)
@@ -37,6 +41,18 @@ class Context:
     retrieval_mode: Literal["hybrid", "bm25", "dense"] = _setting(
         "hybrid", "Search used by every hop: BM25 + dense fused by reciprocal rank, or one of them."
     )
+    # Fusion defaults (retrieval.fusion.Fusion) were chosen on HotpotQA questions, not the dev claims.
+    bm25_weight: float = _setting(FUSION.bm25_weight, "Hybrid search: weight of BM25's ranking in reciprocal rank fusion.", 0, 10)
+    dense_weight: float = _setting(FUSION.dense_weight, "Hybrid search: weight of the dense (embedding) ranking in the fusion.", 0, 10)
+    rrf_k: int = _setting(
+        FUSION.k, "Hybrid search: reciprocal rank fusion's k; larger values flatten the difference between ranks.", 1, 1000
+    )
+    fusion_depth: int = _setting(FUSION.depth, "Hybrid search: documents read from each of BM25 and dense before fusing.", 1, 1000)
+    reranker: str = _setting(
+        "", "Re-ranking after fusion: empty for none, 'lm' (the run's model judges each document's relevance; "
+        "slow: one call per document), or 'package.module:function' returning a LangChain BaseDocumentCompressor.",
+    )
+    rerank_depth: int = _setting(20, "Re-ranking: fused documents per query the re-ranker re-orders.", 2, 100)
     max_sub_questions: int = _setting(3, "Sub-questions the claim is decomposed into (at most).", 1, 5)
     max_gap_queries: int = _setting(3, "Queries from the early gap analysis (at most).", 1, 5)
     phase1_k: int = _setting(18, "Documents retrieved for the sub-questions, in all (phase 1).", 1, 200)
@@ -90,6 +106,10 @@ class Context:
             if env is not None and f.default is not MISSING and value == f.default:
                 value = _coerce(f.name, env, f.type)
             setattr(self, f.name, _check(f, value))
+        if self.bm25_weight == 0 and self.dense_weight == 0:
+            raise ValueError("settings bm25_weight and dense_weight cannot both be 0 (hybrid search would rank nothing)")
+        if self.reranker not in {"", "lm"} and not re.fullmatch(r"[\w.]+:\w+", self.reranker):
+            raise ValueError(f"setting reranker must be empty, 'lm' or 'package.module:function', got {self.reranker!r}")
 
     @classmethod
     def from_any(cls, value: Context | dict | None) -> Context:
@@ -154,3 +174,13 @@ def _check(f, value: Any) -> Any:
         if value not in allowed:
             raise ValueError(f"setting {f.name} must be one of {', '.join(allowed)}, got {value!r}")
     return value
+
+
+def settings_table() -> str:
+    """README's table of settings, generated from the fields so the two cannot drift apart (a test checks)."""
+    rows = ["| setting | default | range | meaning |", "|---|---|---|---|"]
+    for f in fields(Context):
+        low, high = f.metadata.get("min"), f.metadata.get("max")
+        span = f"{low:g}–{high:g}" if low is not None and high is not None else ""
+        rows.append(f"| `{f.name}` | `{f.default!r}` | {span} | {f.metadata['description']} |")
+    return "\n".join(rows)

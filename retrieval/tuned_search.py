@@ -1,0 +1,44 @@
+"""One run's view of a shared search engine: its own fusion weights and re-ranker over indexes every run shares."""
+
+from __future__ import annotations
+
+from retrieval.fusion import Fusion
+from retrieval.rerank import Reranker
+from retrieval.service import DEFAULT_FUSION, Hit, Mode, Retriever, SearchEngine
+
+
+class TunedSearch:
+    """Search with fusion settings and an optional re-ranker. The re-ranker sees the first `rerank_depth` fused
+    documents, so it can lift a document from below k into the top k."""
+
+    def __init__(self, engine: SearchEngine, fusion: Fusion = DEFAULT_FUSION, reranker: Reranker | None = None,
+                 rerank_depth: int = 20):
+        self.engine = engine
+        self.fusion = fusion
+        self.reranker = reranker
+        self.rerank_depth = rerank_depth
+
+    def _fused(self, queries: list[str], k: int, mode: Mode) -> list[list[Hit]]:
+        if isinstance(self.engine, Retriever):
+            return self.engine.search_many(queries, k, mode, self.fusion)
+        return self.engine.search_many(queries, k, mode)  # an external engine fuses (or not) its own way
+
+    def search_many(self, queries: list[str], k: int, mode: Mode = "hybrid") -> list[list[Hit]]:
+        if self.reranker is None:
+            return self._fused(queries, k, mode)
+        results = self._fused(queries, max(k, self.rerank_depth), mode)
+        depth = self.rerank_depth
+        return [(self.reranker.rerank(query, hits[:depth]) + hits[depth:])[:k] for query, hits in zip(queries, results)]
+
+    def search(self, query: str, k: int, mode: Mode = "hybrid") -> list[Hit]:
+        return self.search_many([query], k, mode)[0]
+
+    def by_title(self, name: str, limit: int = 5) -> list[Hit]:
+        return self.engine.by_title(name, limit)
+
+    def __getattr__(self, name: str):
+        """Anything else (the corpus, the indexes the entity graph sits beside) is the engine's."""
+        engine = self.__dict__.get("engine")
+        if engine is None:
+            raise AttributeError(name)
+        return getattr(engine, name)
