@@ -23,6 +23,8 @@ from evaluation.figures import pyplot, save_png
 from evaluation.metric import label_of
 from evaluation.report import macro_f1, wilson
 from evaluation.runner import _append, finished_rows
+from evaluation.systems import lm_use
+from lm.provider import local_engine_stats
 from retrieval.corpus import Corpus
 from retrieval.titles import normalize_title
 
@@ -112,7 +114,7 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
         for system, kind, claim in todo:
             titles = claim["supporting_titles"] if kind == "gold" else retrieved[claim["uid"]]
             documents = documents_by_title(corpus, titles)
-            started = time.perf_counter()
+            started, before = time.perf_counter(), local_engine_stats()
             extra: dict[str, Any] = {}
             if system == "majority":
                 verdict, confidence = majority
@@ -124,7 +126,7 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
             row = {"fingerprint": fingerprint, "system": f"{system}@{kind}", "uid": claim["uid"],
                    "num_hops": claim.get("num_hops"), "label": claim["label"], "verdict": verdict,
                    "predicted": label_of(verdict), "confidence": round(float(confidence), 4),
-                   "seconds": round(time.perf_counter() - started, 2), **extra}
+                   "seconds": round(time.perf_counter() - started, 2), **lm_use(before, local_engine_stats()), **extra}
             _append(out, row)
             done[(row["system"], row["uid"])] = row
             bar.update(1)
@@ -172,14 +174,16 @@ def summarize_verify(rows: list[dict]) -> dict[str, dict]:
         confusion = Counter((r["label"], r["verdict"]) for r in items)
         summary[system] = {"groups": stats, "ece": ece, "bins": bins,
                            "confusion": {f"{g} -> {v}": n for (g, v), n in sorted(confusion.items())},
-                           "seconds": sum(r["seconds"] for r in items) / len(items)}
+                           "seconds": sum(r["seconds"] for r in items) / len(items),
+                           "lm_calls": sum(r.get("lm_calls", 0) for r in items) / len(items),
+                           "tokens": sum(r.get("tokens", 0) for r in items) / len(items)}
     return summary
 
 
 def render_verify(summary: dict[str, dict]) -> str:
     header = ("| verifier@documents | claims | accuracy (95% CI) | macro-F1 (95% CI) | 2-hop F1 | 3-hop F1 | 4-hop F1 "
-              "| ECE | s/claim |")
-    lines = [header, "|---|---|---|---|---|---|---|---|---|"]
+              "| ECE | s/claim | LM calls/claim | tokens/claim |")
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def f1(groups: dict, name: str) -> str:
         group = groups.get(name)
@@ -191,7 +195,7 @@ def render_verify(summary: dict[str, dict]) -> str:
                      f"{100 * g['accuracy_ci95'][1]:.0f}) | {100 * g['macro_f1']:.1f} ({100 * g['macro_f1_ci95'][0]:.0f}-"
                      f"{100 * g['macro_f1_ci95'][1]:.0f}) | {f1(s['groups'], '2-hop')} | {f1(s['groups'], '3-hop')} | "
                      f"{f1(s['groups'], '4-hop')} | "
-                     f"{s['ece']:.3f} | {s['seconds']:.1f} |")
+                     f"{s['ece']:.3f} | {s['seconds']:.1f} | {s['lm_calls']:.1f} | {s['tokens']:.0f} |")
     lines.append("")
     for system, s in summary.items():
         lines.append(f"{system} confusion (gold -> verdict): " + ", ".join(f"{k}: {n}" for k, n in s["confusion"].items()))

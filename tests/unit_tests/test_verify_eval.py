@@ -19,7 +19,8 @@ from evaluation.verify_eval import (
 def row(label: str, verdict: str, confidence: float, hops: int = 2) -> dict:
     predicted = "SUPPORTED" if verdict == "SUPPORTED" else "NOT_SUPPORTED"
     return {"system": "x@gold", "uid": f"{label}{verdict}{confidence}", "num_hops": hops, "label": label,
-            "verdict": verdict, "predicted": predicted, "confidence": confidence, "seconds": 1.0}
+            "verdict": verdict, "predicted": predicted, "confidence": confidence, "seconds": 1.0,
+            "lm_calls": 4 if hops == 3 else 2, "tokens": 1000}
 
 
 def test_calibration_error_is_the_weighted_gap_between_confidence_and_accuracy():
@@ -40,6 +41,7 @@ def test_intervals_contain_the_figure_and_the_summary_splits_by_hops():
     assert summary["groups"]["all"]["n"] == 10 and summary["groups"]["all"]["accuracy"] == 0.9
     assert summary["groups"]["2-hop"]["macro_f1"] == pytest.approx(0.5)  # one class only in the 2-hop claims
     assert summary["confusion"]["NOT_SUPPORTED -> CONTRADICTED"] == 3
+    assert summary["lm_calls"] == pytest.approx(2.8) and summary["tokens"] == 1000  # per claim: 6x2 + 4x4 over 10
 
 
 def test_a_majority_run_resumes_and_reports(tmp_path, capsys, monkeypatch):
