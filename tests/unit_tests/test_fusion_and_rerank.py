@@ -44,6 +44,9 @@ def test_run_settings_reach_the_fusion(retriever, small_corpus):
     lean_dense = retriever_for(Context(corpus_path=str(small_corpus), bm25_weight=0, dense_weight=1))
     assert titles(lean_bm25.search(QUERY, 3)) == titles(retriever.search(QUERY, 3, "bm25"))
     assert titles(lean_dense.search(QUERY, 3)) == titles(retriever.search(QUERY, 3, "dense"))
+    reranked = retriever_for(Context(corpus_path=str(small_corpus), reranker="lm", rerank_depth=7))
+    assert isinstance(reranked.reranker, LMReranker) and reranked.rerank_depth == 7
+    assert lean_bm25.reranker is None
 
 
 @pytest.mark.parametrize(("bad", "named"), [
