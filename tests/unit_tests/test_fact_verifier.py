@@ -163,3 +163,40 @@ def test_an_answer_quoting_a_sentence_its_document_lacks_is_never_returned(monke
     tampered = {**final, "evidence": [{**final["evidence"][0], "sentence": "Cherie Currie is British."}]}
     with pytest.raises(CitationError, match="not found in"):
         mitigate_facts(tampered)
+
+
+def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
+    """HoVer dev 1a93ad4e (NOT_SUPPORTED): Chandgi Ram did win gold at the 1970 Asian Games, but they were held in
+    Bangkok, not Argentina. The bundled corpus's own paragraphs are the evidence; the split and the NLI judge are
+    scripted (what the model would say is measured by `claimhop eval-verify`, not here)."""
+    from claims import hover_claim
+
+    from evaluation.verify_eval import documents_by_title
+    from nodes.mitigate import mitigate_facts
+    from retrieval.corpus import BUNDLED_CORPUS, load_corpus
+    from state.context import Context
+
+    claim = hover_claim("1a93ad4e")
+    assert claim["label"] == "NOT_SUPPORTED"
+    selected = documents_by_title(load_corpus(BUNDLED_CORPUS), claim["supporting_titles"])
+    facts = [{"text": "Chandgi Ram won a gold medal in 1970.", "entities": ["Chandgi Ram"]},
+             {"text": "The 1970 Asian Games were held in Argentina.", "entities": ["1970 Asian Games", "Argentina"]}]
+
+    def judge(model: str, title: str, sentence: str, fact: str) -> dict[str, float]:
+        if "Argentina" in fact and "Bangkok" in sentence:
+            return probs(0.03, 0.9)
+        if "gold medal" in fact and "gold medal in the 1970 Asian Games" in sentence:
+            return probs(0.9, 0.02)
+        return probs(0.05, 0.05)
+
+    verify = importlib.import_module("nodes.verify")
+    monkeypatch.setattr(verify, "atomic_facts", lambda state, ctx: (facts, None))
+    monkeypatch.setattr(verify, "judge_pair", judge)
+    state = {"claim": claim["claim"], "selected": selected}
+    result = verify.verify_by_facts(state, Context(verifier="facts"))
+    assert result["verdict"] == "CONTRADICTED"
+    assert [f["verdict"] for f in result["facts"]] == ["SUPPORTED", "CONTRADICTED"]
+    bangkok = next(e for e in result["evidence"] if "Bangkok" in e["sentence"])
+    assert bangkok["title"] == "1970 Asian Games" and bangkok["sentence"] in selected[1]["text"]
+    answer = mitigate_facts({**state, **result})["answer"]
+    assert f'The collection says instead: "{bangkok["sentence"]}" [{bangkok["ref"]}]' in answer
