@@ -20,7 +20,10 @@ def rank_evidence(
     questions: list[str] | None = None, per_document: int = PER_DOCUMENT,
 ) -> list[dict]:
     """Top sentences as {title, sentence, score}: the best for the claim, then for each sub-question, in turn;
-    at most `per_document` from one document."""
+    at most `per_document` from one document, unless there are too few documents to fill `limit` that way (with
+    a claim's two gold paragraphs, one sentence each would keep only their first sentences, and a fact is often
+    stated later: "He won gold medal in the 1970 Asian Games")."""
+    per_document = max(per_document, -(-limit // max(1, len(documents))))
     pool: list[tuple[str, str]] = [
         (doc["title"], sentence) for doc in documents for sentence in split_sentences(doc["text"])
         if not is_instruction(sentence)  # a document's instructions to the checker are never evidence

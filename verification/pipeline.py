@@ -19,11 +19,9 @@ JUDGE_ATTEMPTS = 2  # a reply that does not fit is retried once, then recorded a
 
 
 def evidence_for(fact: str, entities: list[str], selected: list[dict], k: int) -> list[dict]:
-    """The fact's k best sentences, each with its document, index and exact text: spread over k documents when
-    there are that many, else several from one (with two gold paragraphs, one sentence each would keep only
-    their first sentences, and the fact is often stated later: "He won gold medal in the 1970 Asian Games")."""
-    per_document = max(1, -(-k // max(1, len(selected))))
-    spans = rank_evidence(fact, selected, entities, k, per_document=per_document)
+    """The fact's k best sentences, each with its document, index and exact text, from k different documents
+    when there are that many."""
+    spans = rank_evidence(fact, selected, entities, k, per_document=1)
     texts = {doc["title"]: doc["text"] for doc in selected}
     out = []
     for span in spans:
