@@ -10,5 +10,8 @@ from server.launch import dev_server
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    with dev_server(tmp_path_factory.mktemp("server") / "langgraph-dev.log") as url:
+    """Its own empty DSPy cache: the model really runs, whatever earlier runs on this machine cached (the health
+    test counts the model's calls)."""
+    folder = tmp_path_factory.mktemp("server")
+    with dev_server(folder / "langgraph-dev.log", env={"DSPY_CACHEDIR": str(folder / "dspy")}) as url:
         yield url
