@@ -220,6 +220,39 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from evaluation.calibration import calibrate, curve_plot, facts_rows, threshold_curve
+    from evaluation.verify_eval import render_verify, summarize_verify
+    from retrieval.atomic import write_json
+    from state.context import Context
+    from verification.ensemble import EnsembleRule
+
+    if args.folds < 2:
+        raise UsageError("--folds must be at least 2")
+    ctx = Context.from_any(_settings(args))
+    recorded = EnsembleRule.from_settings(ctx)
+    rows_file = Path(args.rows)
+    report, rows = calibrate(rows_file, args.evidence, args.folds, recorded)
+    table = render_verify(summarize_verify(rows))
+    fitted = report["fitted_on_all"]
+    out = Path(args.out)
+    write_json(out, report)
+    write_text(out.with_suffix(".md"), table + "\n")
+    facts = facts_rows(rows_file, args.evidence)
+    picture = curve_plot({f"all {len(facts)} claims": threshold_curve(facts)}, fitted["entail_threshold"],
+                         out.with_suffix(".png"))
+    agreement = report["replay_agreement"]
+    print(table)
+    print(f"\nreplaying the run's own thresholds reproduces {agreement['reproduced']} of {agreement['of']} verdicts")
+    print("thresholds fitted per fold: " + "; ".join(
+        ", ".join(f"{k}={v}" for k, v in fold.items()) for fold in report["fitted_per_fold"]))
+    print("fitted on all claims (use these): " + " ".join(f"--set {k}={v}" for k, v in fitted.items()))
+    print(f"report: {out}  table: {out.with_suffix('.md')}  plot: {picture}")
+    return 0
+
+
 def cmd_optimize(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -277,7 +310,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
     evaluate.set_defaults(func=cmd_eval)
     verify = sub.add_parser("eval-verify", help="verdict accuracy, macro-F1 and calibration of each verifier on gold and retrieved documents, resumable")
-    verify.add_argument("--systems", default="majority,single,facts", help="comma-separated: majority,single,facts")
+    verify.add_argument("--systems", default="majority,single,facts,claimhop",
+                        help="comma-separated: majority,single,facts,claimhop (the graph's verify node as configured)")
     verify.add_argument("--evidence", default="gold", help="comma-separated: gold (oracle retrieval), retrieved (needs --retrieved-from)")
     verify.add_argument("--retrieved-from", help="a `claimhop eval` results file whose claimhop rows give each claim's 21 documents")
     verify.add_argument("--claims", help="claims JSONL; default: bundled dev claims")
@@ -289,6 +323,17 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     verify.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings (thresholds, fact_evidence)")
     verify.set_defaults(func=cmd_eval_verify)
+    cal = sub.add_parser("calibrate", help="fit the facts verifier's thresholds from eval-verify rows (no model call), "
+                         "with cross-fitted figures")
+    cal.add_argument("--rows", default="results/verify.jsonl", help="an eval-verify results file with facts rows")
+    cal.add_argument("--evidence", default="gold", choices=["gold", "retrieved"], help="which rows to fit on")
+    cal.add_argument("--folds", type=int, default=2, help="cross-fitting folds (default 2)")
+    cal.add_argument("--out", default="results/calibration.json", help="the report (a table and plot beside it)")
+    cal.add_argument("--set", action="append", metavar="NAME=VALUE",
+                     help="the thresholds the rows were recorded with, if not the defaults")
+    cal.add_argument("--model", help=argparse.SUPPRESS)
+    cal.add_argument("--corpus", help=argparse.SUPPRESS)
+    cal.set_defaults(func=cmd_calibrate)
     opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
     opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")
     opt.add_argument("--seed", type=int, default=0, help="seed of the training sample")

@@ -13,19 +13,22 @@ from evaluation.metric import retrieval_metrics
 from evaluation.systems import SystemFn, timed
 
 
-def finished_rows(path: Path, fingerprint: str) -> dict[tuple[str, str], dict]:
-    """Rows already written for this configuration; a torn last line (crash mid-write) is ignored."""
-    rows: dict[tuple[str, str], dict] = {}
+def rows_in(path: Path) -> list[dict]:
+    """Every row of a results file; a torn last line (crash mid-write) is ignored."""
     if not path.is_file():
-        return rows
+        return []
+    rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            row = json.loads(line)
+            rows.append(json.loads(line))
         except json.JSONDecodeError:
             continue
-        if row.get("fingerprint") == fingerprint:
-            rows[(row["system"], row["uid"])] = row
     return rows
+
+
+def finished_rows(path: Path, fingerprint: str) -> dict[tuple[str, str], dict]:
+    """Rows already written for this configuration."""
+    return {(row["system"], row["uid"]): row for row in rows_in(path) if row.get("fingerprint") == fingerprint}
 
 
 def _append(path: Path, row: dict) -> None:

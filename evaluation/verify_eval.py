@@ -3,13 +3,15 @@ retrieval) and on the documents claimhop retrieved, so retrieval errors and veri
 apart. SUPPORTED counts as HoVer's SUPPORTED; CONTRADICTED and INSUFFICIENT_INFO as NOT_SUPPORTED.
 
 Verifiers: `majority` (the dev set's majority label, its share as confidence), `single` (one constrained call
-of the local model on the claim and its evidence sentences, the label's probability as confidence), `facts`
-(claimhop's facts verifier). Rows are appended as they finish, so a run resumes.
+of the local model on the claim and its evidence sentences, the label's probability as confidence; every label's
+probability is kept in the row), `facts` (claimhop's facts verifier, `verifier=facts`), `claimhop` (the graph's
+verify node with the run's settings, by default `verifier=single`: DSPy VerifyClaim over the ranked evidence
+sentences, which gives a label and no probability, so its confidence is 1). Rows are appended as they finish, so a
+run resumes.
 """
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import Counter
@@ -22,13 +24,13 @@ from evaluation.data import DEV_CLAIMS, load_claims
 from evaluation.figures import pyplot, save_png
 from evaluation.metric import label_of
 from evaluation.report import macro_f1, wilson
-from evaluation.runner import _append, finished_rows
+from evaluation.runner import _append, finished_rows, rows_in
 from evaluation.systems import lm_use
 from lm.provider import local_engine_stats
 from retrieval.corpus import Corpus
 from retrieval.titles import normalize_title
 
-SYSTEMS = ("majority", "single", "facts")
+SYSTEMS = ("majority", "single", "facts", "claimhop")
 EVIDENCE_KINDS = ("gold", "retrieved")
 SINGLE_LABELS = ("supported", "contradicted", "insufficient")
 SINGLE_SYSTEM = (
@@ -51,15 +53,7 @@ def retrieved_titles(path: Path | None) -> dict[str, list[str]]:
         return {}
     if not path.is_file():
         raise ValueError(f"retrieved-documents file not found: {path}")
-    out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if row.get("system") == "claimhop":
-            out[row["uid"]] = row["titles"]
-    return out
+    return {row["uid"]: row["titles"] for row in rows_in(path) if row.get("system") == "claimhop"}
 
 
 def majority_label(path: Path = DEV_CLAIMS) -> tuple[str, float]:
@@ -68,8 +62,8 @@ def majority_label(path: Path = DEV_CLAIMS) -> tuple[str, float]:
     return label, n / sum(counts.values())
 
 
-def single_verdict(claim: str, documents: list[dict], sentences: int) -> tuple[str, float]:
-    """One constrained call: the label and its probability (normalised over the three labels)."""
+def single_verdict(claim: str, documents: list[dict], sentences: int) -> tuple[str, float, dict[str, float]]:
+    """One constrained call: the label, its probability and every label's (normalised over the three labels)."""
     from lm.label_probs import classify_local
     from lm.provider import local_engine
     from verification.evidence import rank_evidence
@@ -79,7 +73,20 @@ def single_verdict(claim: str, documents: list[dict], sentences: int) -> tuple[s
     label, probs = classify_local(local_engine(), SINGLE_SYSTEM, f"Claim: {claim}\nEvidence:\n{numbered}",
                                   SINGLE_LABELS)
     verdict = {"supported": "SUPPORTED", "contradicted": "CONTRADICTED", "insufficient": "INSUFFICIENT_INFO"}[label]
-    return verdict, probs[label]
+    return verdict, probs[label], {name: round(p, 4) for name, p in probs.items()}
+
+
+def node_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
+    """The graph's verify node on these documents with the claim's named entities (sub-questions and gap
+    entities come from retrieval steps, so there are none here); confidence 1 when the node gives none."""
+    from types import SimpleNamespace
+
+    from entities.ner import extract_entities, unique
+    from nodes.verify import verify
+
+    state = {"claim": claim, "selected": documents, "claim_entities": unique(extract_entities([claim], with_spans=True)[0])}
+    out = verify(state, SimpleNamespace(context=ctx))
+    return out["verdict"], float(out.get("confidence", 1.0)), out.get("degraded", [])
 
 
 def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
@@ -95,7 +102,7 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
         split = get_program(ctx.use_optimized_program).split_claim(claim=claim).facts
     facts = [{"text": f.text, "entities": list(f.entities)} for f in split or [] if f.text.strip()] or \
         [{"text": claim, "entities": []}]
-    rule = EnsembleRule(ctx.entail_threshold, ctx.contradict_threshold, ctx.min_alignment)
+    rule = EnsembleRule.from_settings(ctx)
     result = check_facts(facts, documents, lambda t, s, f: judge_pair(ctx.model, t, s, f), rule, ctx.fact_evidence)
     return result["verdict"], result["confidence"], result["facts"]
 
@@ -110,7 +117,8 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
     if missing:
         raise ValueError(f"{len(missing)} claims have no retrieved documents in --retrieved-from "
                          f"(run `claimhop eval --systems claimhop` on them first), e.g. {missing[0]}")
-    with tqdm(total=len(claims) * len(kinds) * len(systems), initial=len(done), desc="eval-verify", unit="run") as bar:
+    total = len(claims) * len(kinds) * len(systems)
+    with tqdm(total=total, initial=total - len(todo), desc="eval-verify", unit="run") as bar:
         for system, kind, claim in todo:
             titles = claim["supporting_titles"] if kind == "gold" else retrieved[claim["uid"]]
             documents = documents_by_title(corpus, titles)
@@ -119,7 +127,9 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
             if system == "majority":
                 verdict, confidence = majority
             elif system == "single":
-                verdict, confidence = single_verdict(claim["claim"], documents, ctx.evidence_sentences)
+                verdict, confidence, extra["probs"] = single_verdict(claim["claim"], documents, ctx.evidence_sentences)
+            elif system == "claimhop":
+                verdict, confidence, extra["degraded"] = node_verdict(claim["claim"], documents, ctx)
             else:
                 verdict, confidence, facts = facts_verdict(claim["claim"], documents, ctx)
                 extra["facts"] = facts

@@ -55,7 +55,7 @@ def whole_facts(facts: list[dict]) -> list[dict]:
 
 def verify_by_facts(state: State, ctx: Context) -> dict:
     facts, degraded = atomic_facts(state, ctx)
-    rule = EnsembleRule(ctx.entail_threshold, ctx.contradict_threshold, ctx.min_alignment)
+    rule = EnsembleRule.from_settings(ctx)
 
     def judge(title: str, sentence: str, fact: str) -> dict[str, float]:
         return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact), ctx.model_timeout_s)

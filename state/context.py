@@ -81,12 +81,20 @@ class Context:
         "(split into atomic facts, each judged against its own evidence with label probabilities, combined by rule)."
     )
     fact_evidence: int = _setting(3, "Facts verifier: evidence sentences judged per fact (one per document).", 1, 5)
-    entail_threshold: float = _setting(0.5, "Facts verifier: entailment probability a fact needs to count as supported.", 0, 1)
+    # The facts verifier's four numbers are fitted to the local model by `claimhop calibrate` on the 169 HoVer dev
+    # claims with gold documents (docs/results/verify/calibration.json); refit them for another judge model.
+    entail_threshold: float = _setting(
+        0.015, "Facts verifier: entailment probability a fact needs to count as supported (fitted to the local model).", 0, 1
+    )
     contradict_threshold: float = _setting(
-        0.6, "Facts verifier: contradiction probability a fact needs to count as contradicted.", 0, 1
+        0.7, "Facts verifier: contradiction probability a fact needs to count as contradicted.", 0, 1
     )
     min_alignment: float = _setting(
-        0.3, "Facts verifier: share of the fact (names, numbers, meaning) its evidence must cover to support it.", 0, 1
+        0.5, "Facts verifier: share of the fact (names, numbers, meaning) its evidence must cover to support it.", 0, 1
+    )
+    confidence_slope: float = _setting(
+        0.5, "Facts verifier: slope of the calibrated claim confidence in the log of the weakest fact's entailment "
+        "(0 keeps the rule's raw confidence).", 0, 20
     )
     evidence_sentences: int = _setting(8, "Evidence sentences shown to the verifier.", 1, 20)
     model_attempts: int = _setting(

@@ -10,7 +10,7 @@ import numpy as np
 
 from retrieval.encoder import encode
 from verification.alignment import alignment_score
-from verification.ensemble import EnsembleRule, combine, judge_fact
+from verification.ensemble import EnsembleRule, combine, judge_fact, supported_probability
 from verification.evidence import rank_evidence
 from verification.sentences import split_sentences
 
@@ -51,11 +51,18 @@ def check_fact(fact: dict, selected: list[dict], judge: Judge, rule: EnsembleRul
                 if attempt == JUDGE_ATTEMPTS:
                     error = f"{type(err).__name__}: {str(err)[:160]}"
     alignment = alignment_score(fact["text"], fact.get("entities", []), spans, best_similarity(fact["text"], spans))
-    verdict, confidence = judge_fact([j["probs"] for j in judged], alignment, rule)
-    if spans and not judged:  # evidence was there but the model could not judge it: no confidence at all
+    record = {"fact": fact["text"], "entities": fact.get("entities", []), "evidence": judged,
+              "alignment": alignment, "error": error}
+    return rejudge(record, rule)
+
+
+def rejudge(record: dict, rule: EnsembleRule) -> dict:
+    """The fact's verdict and confidence from its recorded signals (judged evidence, alignment) under `rule`.
+    A run and a replay with other thresholds (evaluation.calibration) decide through this one function."""
+    verdict, confidence = judge_fact([j["probs"] for j in record["evidence"]], record["alignment"], rule)
+    if record.get("error") and not record["evidence"]:  # evidence was there but could not be judged: no confidence
         confidence = 0.0
-    return {"fact": fact["text"], "entities": fact.get("entities", []), "evidence": judged,
-            "alignment": alignment, "verdict": verdict, "confidence": confidence, "error": error}
+    return {**record, "verdict": verdict, "confidence": confidence}
 
 
 def check_facts(facts: list[dict], selected: list[dict], judge: Judge, rule: EnsembleRule, k: int) -> dict:
@@ -64,15 +71,27 @@ def check_facts(facts: list[dict], selected: list[dict], judge: Judge, rule: Ens
         return {"facts": [], "verdict": "INSUFFICIENT_INFO", "confidence": 1.0,
                 "reason": "no evidence: no document was selected"}
     records = [check_fact(fact, selected, judge, rule, k) for fact in facts]
+    return {"facts": records, **decide(records, rule)}
+
+
+def decide(records: list[dict], rule: EnsembleRule) -> dict:
+    """The claim's verdict, confidence and reason from its judged facts (with `verdict` and `confidence`)."""
     failed = [r for r in records if r["error"] and not r["evidence"]]
     if failed and len(failed) == len(records):
-        return {"facts": records, "verdict": "INSUFFICIENT_INFO", "confidence": 0.0,
+        return {"verdict": "INSUFFICIENT_INFO", "confidence": 0.0,
                 "reason": f"the model could not judge any fact ({failed[0]['error'].split(':')[0]})"}
     if not any(r["evidence"] for r in records):
-        return {"facts": records, "verdict": "INSUFFICIENT_INFO", "confidence": 1.0,
-                "reason": "no evidence sentence bears on any fact"}
+        return {"verdict": "INSUFFICIENT_INFO", "confidence": 1.0, "reason": "no evidence sentence bears on any fact"}
     verdict, confidence, reason = combine([(r["verdict"], r["confidence"]) for r in records], rule)
-    return {"facts": records, "verdict": verdict, "confidence": confidence, "reason": reason}
+    if rule.confidence_slope > 0:
+        supported = supported_probability(min(best_entailment(r) for r in records), rule)
+        confidence = round(supported if verdict == "SUPPORTED" else 1.0 - supported, 4)
+    return {"verdict": verdict, "confidence": confidence, "reason": reason}
+
+
+def best_entailment(record: dict) -> float:
+    """A fact's best entailment probability over its judged evidence (0 with none)."""
+    return max((e["probs"]["entailment"] for e in record["evidence"]), default=0.0)
 
 
 def deciding_evidence(record: dict) -> dict | None:

@@ -65,3 +65,22 @@ def test_retrieved_documents_must_come_from_an_eval_file(tmp_path, capsys):
     rows.write_text(json.dumps({"system": "claimhop", "uid": "u1", "titles": ["Steve Augeri"]}) + "\n")
     from evaluation.verify_eval import retrieved_titles
     assert retrieved_titles(rows) == {"u1": ["Steve Augeri"]}
+
+
+def test_the_graphs_own_verify_node_is_a_verifier_too(tmp_path, capsys, monkeypatch):
+    """`claimhop` runs the graph's verify node on the gold documents (a fake LM here: this is about the wiring)."""
+    from fakes import fake_lm
+    from test_graph_routing import answers
+
+    import nodes.common
+
+    lm, engine = fake_lm(answers())
+    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    out = tmp_path / "verify.jsonl"
+    assert cli.main.main(["eval-verify", "--systems", "claimhop", "--limit", "2", "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["system"] for r in rows] == ["claimhop@gold"] * 2
+    assert all(r["verdict"] == "SUPPORTED" and r["confidence"] == 1.0 and r["degraded"] == [] for r in rows)
+    assert engine.calls.count("evidence_ids") == 2  # one VerifyClaim call per claim
+    assert "claimhop@gold" in capsys.readouterr().out
