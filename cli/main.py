@@ -224,7 +224,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from evaluation.calibration import calibrate, curve_plot, facts_rows, threshold_curve
-    from evaluation.verify_eval import render_verify, summarize_verify
+    from evaluation.verify_eval import reliability_plot, render_verify, summarize_verify
     from retrieval.atomic import write_json
     from state.context import Context
     from verification.ensemble import EnsembleRule
@@ -235,7 +235,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     recorded = EnsembleRule.from_settings(ctx)
     rows_file = Path(args.rows)
     report, rows = calibrate(rows_file, args.evidence, args.folds, recorded)
-    table = render_verify(summarize_verify(rows))
+    summary = summarize_verify(rows)
+    table = render_verify(summary)
     fitted = report["fitted_on_all"]
     out = Path(args.out)
     write_json(out, report)
@@ -243,13 +244,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     facts = facts_rows(rows_file, args.evidence)
     picture = curve_plot({f"all {len(facts)} claims": threshold_curve(facts)}, fitted["entail_threshold"],
                          out.with_suffix(".png"))
+    reliability = reliability_plot({name: s for name, s in summary.items() if name.startswith("facts@")},
+                                   out.with_name(f"{out.stem}-reliability.png"))
     agreement = report["replay_agreement"]
     print(table)
     print(f"\nreplaying the run's own thresholds reproduces {agreement['reproduced']} of {agreement['of']} verdicts")
     print("thresholds fitted per fold: " + "; ".join(
         ", ".join(f"{k}={v}" for k, v in fold.items()) for fold in report["fitted_per_fold"]))
     print("fitted on all claims (use these): " + " ".join(f"--set {k}={v}" for k, v in fitted.items()))
-    print(f"report: {out}  table: {out.with_suffix('.md')}  plot: {picture}")
+    print(f"report: {out}  table: {out.with_suffix('.md')}  plots: {picture}, {reliability}")
     return 0
 
 

@@ -26,7 +26,7 @@ from evaluation.figures import pyplot, save_png
 from evaluation.metric import label_of
 from evaluation.report import macro_f1
 from evaluation.runner import rows_in
-from verification.ensemble import EnsembleRule, supported_probability
+from verification.ensemble import EnsembleRule
 from verification.pipeline import best_entailment, decide, rejudge
 
 GRID: dict[str, tuple[float, ...]] = {
@@ -53,12 +53,13 @@ def weakest_entailment(facts: list[dict]) -> float:
 
 
 def fit_slope(rows: list[dict], rule: EnsembleRule) -> EnsembleRule:
-    """The confidence slope with the least log loss of P(supported) against the gold labels (Platt scaling with
-    the centre fixed at the fitted threshold)."""
+    """The confidence slope with the least log loss of the claims' P(supported) (as a run computes it) against the
+    gold labels: Platt scaling with the centre fixed at the fitted threshold."""
     def log_loss(slope: float) -> float:
-        total = 0.0
+        total, candidate = 0.0, replace(rule, confidence_slope=slope)
         for row in rows:
-            p = supported_probability(weakest_entailment(row["facts"]), replace(rule, confidence_slope=slope))
+            result = replay(row["facts"], candidate)
+            p = result["confidence"] if result["verdict"] == "SUPPORTED" else 1.0 - result["confidence"]
             p = min(max(p, 1e-6), 1 - 1e-6)
             total -= math.log(p if row["label"] == "SUPPORTED" else 1 - p)
         return total
@@ -75,6 +76,8 @@ def replay(facts: list[dict], rule: EnsembleRule) -> dict:
 
 def facts_rows(path: Path, evidence: str) -> list[dict]:
     """The `facts@<evidence>` rows of one eval-verify run (the newest fingerprint in the file)."""
+    if not path.is_file():
+        raise ValueError(f"eval-verify rows file not found: {path}")
     system = f"facts@{evidence}"
     rows = [row for row in rows_in(path) if row.get("system") == system and "facts" in row]
     if not rows:

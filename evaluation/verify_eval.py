@@ -76,7 +76,7 @@ def single_verdict(claim: str, documents: list[dict], sentences: int) -> tuple[s
     return verdict, probs[label], {name: round(p, 4) for name, p in probs.items()}
 
 
-def node_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
+def node_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[str]]:
     """The graph's verify node on these documents with the claim's named entities (sub-questions and gap
     entities come from retrieval steps, so there are none here); confidence 1 when the node gives none."""
     from types import SimpleNamespace

@@ -6,12 +6,14 @@ probabilities any sentence got (one sentence that settles the fact is enough).
 - SUPPORTED when p_entail >= entail_threshold and the evidence covers the fact (alignment >= min_alignment);
   confidence p_entail x (the share of the fact the evidence covers, raised to alignment_weight).
 - otherwise INSUFFICIENT_INFO; confidence 1 - max(p_entail, p_contra).
+(With confidence_slope > 0, a SUPPORTED or INSUFFICIENT_INFO fact's confidence is the calibrated one below.)
 For the claim: every fact SUPPORTED -> SUPPORTED (confidence: the least confident fact); any fact CONTRADICTED
 with confidence >= contradict_threshold -> CONTRADICTED (the most confident contradiction); otherwise
 INSUFFICIENT_INFO. No facts or no evidence at all -> INSUFFICIENT_INFO, saying so.
 With confidence_slope > 0 the claim's confidence is calibrated instead: P(supported) is logistic in the log of
 its weakest fact's best entailment probability, centred on entail_threshold (so 0.5 exactly there), with the
-slope fitted on labelled claims (`claimhop calibrate`); a SUPPORTED verdict has confidence P, any other 1 - P.
+slope fitted on labelled claims (`claimhop calibrate`); a SUPPORTED verdict has confidence P, any other 1 - P
+(P capped at 0.5 when a contradiction or weak alignment, not the entailment, kept the claim from SUPPORTED).
 The numbers are run settings (state.context), so they can be tuned and recorded with each run.
 """
 
@@ -52,7 +54,11 @@ def judge_fact(pair_probs: list[dict[str, float]], alignment: float, rule: Ensem
     p_contra = max(p["contradiction"] for p in pair_probs)
     if p_contra >= rule.contradict_threshold and p_contra > p_entail:
         return "CONTRADICTED", round(p_contra, 4)
-    if p_entail >= rule.entail_threshold and alignment >= rule.min_alignment:
+    supported = p_entail >= rule.entail_threshold and alignment >= rule.min_alignment
+    if rule.confidence_slope > 0:  # calibrated: the same P(supported) the claim's confidence uses, per fact
+        p = supported_probability(p_entail, rule)
+        return ("SUPPORTED", round(p, 4)) if supported else ("INSUFFICIENT_INFO", round(1.0 - min(p, 0.5), 4))
+    if supported:
         return "SUPPORTED", round(p_entail * alignment ** rule.alignment_weight, 4)
     return "INSUFFICIENT_INFO", round(1.0 - max(p_entail, p_contra), 4)
 

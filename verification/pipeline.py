@@ -85,6 +85,8 @@ def decide(records: list[dict], rule: EnsembleRule) -> dict:
     verdict, confidence, reason = combine([(r["verdict"], r["confidence"]) for r in records], rule)
     if rule.confidence_slope > 0:
         supported = supported_probability(min(best_entailment(r) for r in records), rule)
+        if verdict != "SUPPORTED":  # not supported for another reason (alignment, a contradiction): at most even odds
+            supported = min(supported, 0.5)
         confidence = round(supported if verdict == "SUPPORTED" else 1.0 - supported, 4)
     return {"verdict": verdict, "confidence": confidence, "reason": reason}
 

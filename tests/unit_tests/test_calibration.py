@@ -86,6 +86,8 @@ def test_the_command_reports_and_refuses_rows_without_facts(tmp_path, capsys):
     assert main(["calibrate", "--rows", str(empty), "--out", str(out)]) == 2
     assert "no facts@gold rows" in capsys.readouterr().err
     assert main(["calibrate", "--rows", str(source), "--folds", "1", "--out", str(out)]) == 2
+    assert main(["calibrate", "--rows", str(tmp_path / "missing.jsonl"), "--out", str(out)]) == 2
+    assert "not found" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name", ["entail_threshold", "contradict_threshold", "min_alignment", "confidence_slope"])
