@@ -223,7 +223,7 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from evaluation.calibration import calibrate, curve_plot, facts_rows, threshold_curve
+    from evaluation.calibration import calibrate, curve_plot
     from evaluation.verify_eval import reliability_plot, render_verify, summarize_verify
     from retrieval.atomic import write_json
     from state.context import Context
@@ -233,17 +233,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise UsageError("--folds must be at least 2")
     ctx = Context.from_any(_settings(args))
     recorded = EnsembleRule.from_settings(ctx)
-    rows_file = Path(args.rows)
-    report, rows = calibrate(rows_file, args.evidence, args.folds, recorded)
+    report, rows = calibrate(Path(args.rows), args.evidence, args.folds, recorded)
     summary = summarize_verify(rows)
     table = render_verify(summary)
     fitted = report["fitted_on_all"]
     out = Path(args.out)
     write_json(out, report)
     write_text(out.with_suffix(".md"), table + "\n")
-    facts = facts_rows(rows_file, args.evidence)
-    picture = curve_plot({f"all {len(facts)} claims": threshold_curve(facts)}, fitted["entail_threshold"],
-                         out.with_suffix(".png"))
+    curve = dict(map(tuple, report["best_macro_f1_by_entail_threshold"]))
+    picture = curve_plot({f"all {report['claims']} claims": curve}, fitted["entail_threshold"], out.with_suffix(".png"))
     reliability = reliability_plot({name: s for name, s in summary.items() if name.startswith("facts@")},
                                    out.with_name(f"{out.stem}-reliability.png"))
     agreement = report["replay_agreement"]

@@ -27,7 +27,7 @@ from evaluation.metric import label_of
 from evaluation.report import macro_f1
 from evaluation.runner import rows_in
 from verification.ensemble import EnsembleRule
-from verification.pipeline import best_entailment, decide, rejudge
+from verification.pipeline import decide, rejudge, weakest_entailment
 
 GRID: dict[str, tuple[float, ...]] = {
     "entail_threshold": (0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5),
@@ -46,10 +46,6 @@ def rules() -> list[EnsembleRule]:
 
 def settings_of_rule(rule: EnsembleRule) -> dict[str, float]:
     return {name: getattr(rule, name) for name in SETTINGS}
-
-
-def weakest_entailment(facts: list[dict]) -> float:
-    return min((best_entailment(fact) for fact in facts), default=0.0)
 
 
 def fit_slope(rows: list[dict], rule: EnsembleRule) -> EnsembleRule:
@@ -74,14 +70,12 @@ def replay(facts: list[dict], rule: EnsembleRule) -> dict:
     return decide([rejudge(fact, rule) for fact in facts], rule)
 
 
-def facts_rows(path: Path, evidence: str) -> list[dict]:
-    """The `facts@<evidence>` rows of one eval-verify run (the newest fingerprint in the file)."""
-    if not path.is_file():
-        raise ValueError(f"eval-verify rows file not found: {path}")
+def facts_rows(rows: list[dict], evidence: str, source: Path) -> list[dict]:
+    """The `facts@<evidence>` rows of one eval-verify run (the newest fingerprint among `rows`, read from `source`)."""
     system = f"facts@{evidence}"
-    rows = [row for row in rows_in(path) if row.get("system") == system and "facts" in row]
+    rows = [row for row in rows if row.get("system") == system and "facts" in row]
     if not rows:
-        raise ValueError(f"{path} has no {system} rows with recorded facts; run "
+        raise ValueError(f"{source} has no {system} rows with recorded facts; run "
                          f"`claimhop eval-verify --systems facts --evidence {evidence}` first")
     fingerprint = rows[-1]["fingerprint"]
     latest = {row["uid"]: row for row in rows if row["fingerprint"] == fingerprint}
@@ -94,17 +88,19 @@ def score(rows: list[dict], verdicts: list[str]) -> tuple[float, float]:
     return macro_f1(pairs) or 0.0, sum(g == p for g, p in pairs) / len(pairs)
 
 
-def fit(rows: list[dict], candidates: list[EnsembleRule] | None = None) -> tuple[EnsembleRule, float, float]:
-    """The rule with the best (macro-F1, accuracy) on these rows; the earliest grid point wins a tie."""
-    best: tuple[float, float, int] | None = None
-    chosen = None
-    for order, rule in enumerate(candidates or rules()):
-        f1, accuracy = score(rows, [replay(row["facts"], rule)["verdict"] for row in rows])
-        key = (f1, accuracy, -order)
-        if best is None or key > best:
-            best, chosen = key, rule
-    assert chosen is not None and best is not None
-    return fit_slope(rows, chosen), best[0], best[1]
+def grid_scores(rows: list[dict]) -> list[tuple[EnsembleRule, float, float]]:
+    """(rule, macro-F1, accuracy) on these rows for every grid point, in grid order."""
+    return [(rule, *score(rows, [replay(row["facts"], rule)["verdict"] for row in rows])) for rule in rules()]
+
+
+def fit(rows: list[dict], scores: list[tuple[EnsembleRule, float, float]] | None = None
+        ) -> tuple[EnsembleRule, float, float]:
+    """The rule with the best (macro-F1, accuracy) on these rows, its slope fitted; the earliest grid point wins a
+    tie. `scores`: these rows' grid_scores, when already computed."""
+    scored = scores if scores is not None else grid_scores(rows)
+    order = max(range(len(scored)), key=lambda i: (scored[i][1], scored[i][2], -i))
+    rule, f1, accuracy = scored[order]
+    return fit_slope(rows, rule), f1, accuracy
 
 
 def fold_of(uid: str, folds: int) -> int:
@@ -142,11 +138,10 @@ def recorded_rule_agreement(rows: list[dict], rule: EnsembleRule) -> int:
     return sum(replay(row["facts"], rule)["verdict"] == row["verdict"] for row in rows)
 
 
-def threshold_curve(rows: list[dict]) -> dict[float, float]:
-    """Best macro-F1 on `rows` at each entail_threshold (over the other settings), for the plot."""
+def threshold_curve(scores: list[tuple[EnsembleRule, float, float]]) -> dict[float, float]:
+    """Best macro-F1 at each entail_threshold (over the other settings), from grid_scores, for the plot."""
     curve: dict[float, float] = {}
-    for rule in rules():
-        f1, _ = score(rows, [replay(row["facts"], rule)["verdict"] for row in rows])
+    for rule, f1, _ in scores:
         curve[rule.entail_threshold] = max(curve.get(rule.entail_threshold, 0.0), f1)
     return curve
 
@@ -178,12 +173,16 @@ def calibrate(path: Path, evidence: str, folds: int, recorded_rule: EnsembleRule
     """Fit on all `facts@<evidence>` rows and cross-fit; returns the report (thresholds, agreement, spread) and the
     rows to summarise: every verifier the run recorded, beside the facts verifier with cross-fitted thresholds on
     each kind of evidence (on the other kind, the thresholds fitted on this one, still by fold)."""
-    rows = facts_rows(path, evidence)
+    if not path.is_file():
+        raise ValueError(f"eval-verify rows file not found: {path}")
+    everything = rows_in(path)
+    rows = facts_rows(everything, evidence, path)
     fingerprint = rows[0]["fingerprint"]
-    rule, f1, accuracy = fit(rows)
+    scores = grid_scores(rows)
+    rule, f1, accuracy = fit(rows, scores)
     fold_rules = cross_fit(rows, folds)
     uids = {row["uid"] for row in rows}
-    recorded = [row for row in rows_in(path) if row.get("fingerprint") == fingerprint and row["uid"] in uids]
+    recorded = [row for row in everything if row.get("fingerprint") == fingerprint and row["uid"] in uids]
     recorded = list({(row["system"], row["uid"]): row for row in recorded}.values())
     facts = [row for row in recorded if str(row["system"]).startswith("facts@") and "facts" in row]
     report = {
@@ -194,6 +193,7 @@ def calibrate(path: Path, evidence: str, folds: int, recorded_rule: EnsembleRule
         "replay_agreement": {"thresholds": settings_of_rule(recorded_rule),
                              "reproduced": recorded_rule_agreement(facts, recorded_rule), "of": len(facts)},
         "weakest_fact_entailment": {label: dict(sorted(c.items())) for label, c in entailment_spread(rows).items()},
+        "best_macro_f1_by_entail_threshold": [[t, round(f, 4)] for t, f in threshold_curve(scores).items()],
     }
     ordered = sorted(recorded, key=lambda row: row["system"].split("@")[1] != evidence)
     return report, [*ordered, *decide_by_fold(facts, fold_rules, f"calibrated on {evidence} (cross-fitted)")]

@@ -47,6 +47,13 @@ def supported_probability(weakest_entailment: float, rule: EnsembleRule) -> floa
     return 1.0 / (1.0 + math.exp(-z))
 
 
+def calibrated_confidence(entailment: float, supported: bool, rule: EnsembleRule) -> float:
+    """Confidence in a SUPPORTED (P) or not-SUPPORTED (1 - P) verdict; P is capped at even odds when something
+    other than the entailment (weak alignment, a contradiction) kept the verdict from SUPPORTED."""
+    p = supported_probability(entailment, rule)
+    return round(p if supported else 1.0 - min(p, 0.5), 4)
+
+
 def judge_fact(pair_probs: list[dict[str, float]], alignment: float, rule: EnsembleRule) -> tuple[str, float]:
     if not pair_probs:
         return "INSUFFICIENT_INFO", 1.0
@@ -56,8 +63,7 @@ def judge_fact(pair_probs: list[dict[str, float]], alignment: float, rule: Ensem
         return "CONTRADICTED", round(p_contra, 4)
     supported = p_entail >= rule.entail_threshold and alignment >= rule.min_alignment
     if rule.confidence_slope > 0:  # calibrated: the same P(supported) the claim's confidence uses, per fact
-        p = supported_probability(p_entail, rule)
-        return ("SUPPORTED", round(p, 4)) if supported else ("INSUFFICIENT_INFO", round(1.0 - min(p, 0.5), 4))
+        return ("SUPPORTED" if supported else "INSUFFICIENT_INFO"), calibrated_confidence(p_entail, supported, rule)
     if supported:
         return "SUPPORTED", round(p_entail * alignment ** rule.alignment_weight, 4)
     return "INSUFFICIENT_INFO", round(1.0 - max(p_entail, p_contra), 4)

@@ -10,7 +10,7 @@ import numpy as np
 
 from retrieval.encoder import encode
 from verification.alignment import alignment_score
-from verification.ensemble import EnsembleRule, combine, judge_fact, supported_probability
+from verification.ensemble import EnsembleRule, calibrated_confidence, combine, judge_fact
 from verification.evidence import rank_evidence
 from verification.sentences import split_sentences
 
@@ -84,16 +84,13 @@ def decide(records: list[dict], rule: EnsembleRule) -> dict:
         return {"verdict": "INSUFFICIENT_INFO", "confidence": 1.0, "reason": "no evidence sentence bears on any fact"}
     verdict, confidence, reason = combine([(r["verdict"], r["confidence"]) for r in records], rule)
     if rule.confidence_slope > 0:
-        supported = supported_probability(min(best_entailment(r) for r in records), rule)
-        if verdict != "SUPPORTED":  # not supported for another reason (alignment, a contradiction): at most even odds
-            supported = min(supported, 0.5)
-        confidence = round(supported if verdict == "SUPPORTED" else 1.0 - supported, 4)
+        confidence = calibrated_confidence(weakest_entailment(records), verdict == "SUPPORTED", rule)
     return {"verdict": verdict, "confidence": confidence, "reason": reason}
 
 
-def best_entailment(record: dict) -> float:
-    """A fact's best entailment probability over its judged evidence (0 with none)."""
-    return max((e["probs"]["entailment"] for e in record["evidence"]), default=0.0)
+def weakest_entailment(records: list[dict]) -> float:
+    """The lowest, over a claim's facts, of each fact's best entailment probability (0 with no facts or evidence)."""
+    return min((max((e["probs"]["entailment"] for e in r["evidence"]), default=0.0) for r in records), default=0.0)
 
 
 def deciding_evidence(record: dict) -> dict | None:
