@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -36,13 +35,10 @@ from retrieval.encoder import ENCODER_NAME, encode
 from retrieval.index_store import build_indexes, claim_index_folder
 from retrieval.service import Retriever
 from retrieval.shards import SHARD_SIZE, shard_path
+from server.process_memory import peak_rss_mib
 
 REAL_SIZE = 24_729
 NOISE = 0.02  # per dimension: a noise vector of norm ~0.4 beside the unit-length real one
-
-
-def peak_rss_mib() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:

@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from retrieval import offline  # noqa: F401  (offline flags before any Hugging Face import)
@@ -154,30 +155,73 @@ def cmd_eval(args: argparse.Namespace) -> int:
     import hashlib
     from pathlib import Path
 
-    from evaluation.report import plot, render_table, summarize
     from evaluation.runner import run_eval
     from evaluation.systems import make_systems
     from nodes.program import OPTIMIZED_PROGRAM
     from state.context import Context
 
-    stop_at_once_on_ctrl_c()
     claims = _claims(args)
+    out = Path(args.out)
+    if args.report_only:
+        return report_eval(out, claims, _system_names(args), Path(args.plot) if args.plot else None)
+    stop_at_once_on_ctrl_c()
     settings = _settings(args)
     ctx = Context.from_any(settings)
     program = OPTIMIZED_PROGRAM.read_bytes() if ctx.use_optimized_program and OPTIMIZED_PROGRAM.is_file() else b""
     fingerprint = hashlib.sha256(
         json.dumps(settings, sort_keys=True).encode() + hashlib.sha256(program).digest() + code_digest()
     ).hexdigest()[:16]
-    systems = make_systems([s.strip() for s in args.systems.split(",") if s.strip()], settings)
-    out = Path(args.out)
+    systems = make_systems(_system_names(args), settings)
     rows = run_eval(claims, systems, out, fingerprint)
+    write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims")
+    return 0
+
+
+def _system_names(args: argparse.Namespace) -> list[str]:
+    return [s.strip() for s in args.systems.split(",") if s.strip()]
+
+
+def write_eval_report(rows: list[dict], out: Path, plot_path: Path | None, scope: str) -> None:
+    """Print the table, and write it beside the rows file (.md) with its plot (.png)."""
+    from evaluation.report import plot, render_table, summarize
+
     summary = summarize(rows)
     table = render_table(summary)
     print(table)
     write_text(out.with_suffix(".md"), table + "\n")
-    picture = plot(summary, Path(args.plot) if args.plot else out.with_suffix(".png"))
-    print(f"\nrows: {out}  table: {out.with_suffix('.md')}  plot: {picture}  ({len(claims)} claims)")
+    picture = plot(summary, plot_path or out.with_suffix(".png"))
+    print(f"\nrows: {out}  table: {out.with_suffix('.md')}  plot: {picture}  ({scope})")
+
+
+def report_eval(out: Path, claims: list[dict], systems: list[str], plot_path: Path | None) -> int:
+    """--report-only: table and plot from the rows already recorded, no model, no run (e.g. mid-run)."""
+    from evaluation.runner import recorded_run
+
+    try:
+        rows, fingerprint = recorded_run(out, claims, systems)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    complete = len(rows) // len(systems)
+    if not complete:
+        raise UsageError(f"no claim in {out} has been finished by all of: {', '.join(systems)}")
+    write_eval_report(rows, out, plot_path,
+                      f"{complete} of {len(claims)} claims finished by every system, run {fingerprint}")
     return 0
+
+
+def claims_with_retrieved_documents(claims: list[dict], retrieved: dict[str, list[str]], source: str | None) -> list[dict]:
+    """Retrieved evidence exists only for claims a `claimhop eval` run has finished (a run may still be going):
+    every verifier and evidence kind is measured on those same claims, and the user is told how many."""
+    if not source:
+        raise UsageError("--evidence retrieved needs --retrieved-from, a `claimhop eval` results file with claimhop rows")
+    kept = [c for c in claims if c["uid"] in retrieved]
+    if not kept:
+        raise UsageError(f"none of the {len(claims)} claims has retrieved documents in {source} "
+                         "(run `claimhop eval --systems claimhop` on them first)")
+    if len(kept) < len(claims):
+        print(f"eval-verify: {len(kept)} of {len(claims)} claims have claimhop's retrieved documents in {source}; "
+              "every verifier is measured on those", file=sys.stderr)
+    return kept
 
 
 def cmd_eval_verify(args: argparse.Namespace) -> int:
@@ -204,13 +248,15 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
         if unknown or not chosen:
             raise UsageError(f"unknown {name}(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
     claims = _claims(args)
+    retrieved = retrieved_titles(Path(args.retrieved_from) if args.retrieved_from else None)
+    if "retrieved" in kinds:
+        claims = claims_with_retrieved_documents(claims, retrieved, args.retrieved_from)
     settings = _settings(args)
     ctx = Context.from_any(settings)
     fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode() + code_digest()).hexdigest()[:16]
     out = Path(args.out)
-    rows = run_verify_eval(claims, systems, kinds, load_corpus(ctx.corpus_path or BUNDLED_CORPUS),
-                           retrieved_titles(Path(args.retrieved_from) if args.retrieved_from else None), ctx, out,
-                           fingerprint)
+    rows = run_verify_eval(claims, systems, kinds, load_corpus(ctx.corpus_path or BUNDLED_CORPUS), retrieved, ctx,
+                           out, fingerprint)
     summary = summarize_verify(rows)
     table = render_verify(summary)
     print(table)
@@ -309,6 +355,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--model", help="'local' (default) or a dspy.LM model name")
     evaluate.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
+    evaluate.add_argument("--report-only", action="store_true",
+                          help="no run: table and plot from the rows already in --out (claims every system finished)")
     evaluate.set_defaults(func=cmd_eval)
     verify = sub.add_parser("eval-verify", help="verdict accuracy, macro-F1 and calibration of each verifier on gold and retrieved documents, resumable")
     verify.add_argument("--systems", default="majority,single,facts,claimhop",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,22 @@ def rows_in(path: Path) -> list[dict]:
 def finished_rows(path: Path, fingerprint: str) -> dict[tuple[str, str], dict]:
     """Rows already written for this configuration."""
     return {(row["system"], row["uid"]): row for row in rows_in(path) if row.get("fingerprint") == fingerprint}
+
+
+def recorded_run(path: Path, claims: list[dict], systems: list[str]) -> tuple[list[dict], str]:
+    """The rows of the run recorded in `path` (its most common fingerprint) for the claims every one of
+    `systems` has finished, so a report on a run still going (or frozen at other code) compares like with like."""
+    rows = rows_in(path)
+    if not rows:
+        raise ValueError(f"no results in {path}: run `claimhop eval --out {path}` first")
+    fingerprint = Counter(row.get("fingerprint") for row in rows).most_common(1)[0][0]
+    done = {(row["system"], row["uid"]): row for row in rows if row.get("fingerprint") == fingerprint}
+    missing = [s for s in systems if not any(key[0] == s for key in done)]
+    if missing:
+        raise ValueError(f"{path} has no rows of system(s) {', '.join(missing)}; "
+                         f"it has {', '.join(sorted({key[0] for key in done}))}")
+    complete = [c for c in claims if all((s, c["uid"]) in done for s in systems)]
+    return [done[(s, c["uid"])] for c in complete for s in systems], fingerprint
 
 
 def _append(path: Path, row: dict) -> None:

@@ -58,13 +58,31 @@ def test_a_majority_run_resumes_and_reports(tmp_path, capsys, monkeypatch):
 def test_retrieved_documents_must_come_from_an_eval_file(tmp_path, capsys):
     assert cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "retrieved", "--limit", "2",
                           "--out", str(tmp_path / "v.jsonl")]) == 2
-    assert "no retrieved documents" in capsys.readouterr().err
+    assert "needs --retrieved-from" in capsys.readouterr().err
     assert cli.main.main(["eval-verify", "--systems", "oracle"]) == 2
     assert "unknown verifier" in capsys.readouterr().err
     rows = tmp_path / "eval.jsonl"
     rows.write_text(json.dumps({"system": "claimhop", "uid": "u1", "titles": ["Steve Augeri"]}) + "\n")
     from evaluation.verify_eval import retrieved_titles
     assert retrieved_titles(rows) == {"u1": ["Steve Augeri"]}
+    assert cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "retrieved", "--retrieved-from",
+                          str(rows), "--out", str(tmp_path / "v.jsonl")]) == 2
+    assert "none of the 169 claims has retrieved documents" in capsys.readouterr().err
+
+
+def test_a_recall_run_still_going_gives_retrieved_evidence_for_the_claims_it_finished(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    from evaluation.data import DEV_CLAIMS, load_claims
+    first, second = load_claims(DEV_CLAIMS)[:2]
+    rows = tmp_path / "eval.jsonl"
+    rows.write_text("".join(json.dumps({"system": system, "uid": c["uid"], "titles": c["supporting_titles"]}) + "\n"
+                            for c, system in ((first, "claimhop"), (second, "bm25"))))
+    out = tmp_path / "v.jsonl"
+    assert cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "gold,retrieved", "--retrieved-from",
+                          str(rows), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "1 of 169 claims have claimhop's retrieved documents" in captured.err
+    assert {json.loads(line)["uid"] for line in out.read_text().splitlines()} == {first["uid"]}
 
 
 def test_the_graphs_own_verify_node_is_a_verifier_too(tmp_path, capsys, monkeypatch):
@@ -84,3 +102,31 @@ def test_the_graphs_own_verify_node_is_a_verifier_too(tmp_path, capsys, monkeypa
     assert all(r["verdict"] == "SUPPORTED" and r["confidence"] == 1.0 and r["degraded"] == [] for r in rows)
     assert engine.calls.count("evidence_ids") == 2  # one VerifyClaim call per claim
     assert "claimhop@gold" in capsys.readouterr().out
+
+
+def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monkeypatch):
+    """eval-verify's facts verifier joins the split's fragments exactly as the graph's verify node does (it once
+    judged raw fragments such as "in 1992" that the node never sees)."""
+    from types import SimpleNamespace
+
+    import lm.provider
+    import nodes.program
+    import verification.pipeline
+    from evaluation.verify_eval import facts_verdict
+    from state.context import Context
+
+    split = [SimpleNamespace(text="Chandgi Ram won a gold medal", entities=["Chandgi Ram"]),
+             SimpleNamespace(text="in 1970", entities=[]),
+             SimpleNamespace(text="The  event was held in Argentina.", entities=["Argentina"])]
+    program = SimpleNamespace(split_claim=lambda claim: SimpleNamespace(facts=split))
+    monkeypatch.setattr(nodes.program, "get_program", lambda use_optimized=True: program)
+    monkeypatch.setattr(lm.provider, "get_lm", lambda model: None)
+    seen = {}
+
+    def check_facts(facts, documents, judge, rule, per_fact):
+        seen["facts"] = [f["text"] for f in facts]
+        return {"verdict": "SUPPORTED", "confidence": 0.9, "facts": []}
+
+    monkeypatch.setattr(verification.pipeline, "check_facts", check_facts)
+    facts_verdict("Chandgi Ram won a gold medal in 1970 at an event held in Argentina.", [], Context())
+    assert seen["facts"] == ["Chandgi Ram won a gold medal in 1970", "The event was held in Argentina."]

@@ -1,0 +1,40 @@
+"""`claimhop eval --report-only`: the table and plot of a run still going (or frozen at other code), from its
+recorded rows alone, comparing only claims every system finished and only rows of the run's own fingerprint."""
+
+import json
+import subprocess
+import sys
+
+
+def _row(system: str, uid: str, hit: float, fingerprint: str = "run-a") -> dict:
+    return {"fingerprint": fingerprint, "system": system, "uid": uid, "num_hops": 2, "label": "SUPPORTED",
+            "gold": ["A", "B"], "recall@21": hit, "gold_fraction@21": hit, "titles": ["A", "B"] if hit else ["A"]}
+
+
+def test_report_only_tables_the_claims_every_system_finished(tmp_path):
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("".join(json.dumps({"uid": u, "claim": f"claim {u}", "supporting_titles": ["A", "B"],
+                                          "num_hops": 2, "label": "SUPPORTED"}) + "\n" for u in ("c1", "c2", "c3")))
+    rows = tmp_path / "eval.jsonl"
+    recorded = [_row("bm25", "c1", 1.0), _row("hybrid", "c1", 1.0),
+                _row("bm25", "c2", 0.0), _row("hybrid", "c2", 1.0),
+                _row("bm25", "c3", 1.0),                       # hybrid has not finished c3 yet: left out
+                _row("hybrid", "c3", 0.0, fingerprint="old")]  # another run's row: never mixed in
+    rows.write_text("".join(json.dumps(r) + "\n" for r in recorded) + '{"torn": ')
+    result = subprocess.run([sys.executable, "-m", "cli.main", "eval", "--report-only", "--claims", str(claims),
+                             "--systems", "bm25,hybrid", "--out", str(rows)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "2 of 3 claims finished by every system, run run-a" in result.stdout
+    table = (tmp_path / "eval.md").read_text()
+    assert "| bm25 | 0.500 (2," in table and "| hybrid | 1.000 (2," in table
+    assert (tmp_path / "eval.png").stat().st_size > 1000
+
+
+def test_report_only_names_a_system_the_run_never_had(tmp_path):
+    rows = tmp_path / "eval.jsonl"
+    rows.write_text(json.dumps(_row("bm25", "c1", 1.0)) + "\n")
+    result = subprocess.run([sys.executable, "-m", "cli.main", "eval", "--report-only", "--systems", "bm25,dense",
+                             "--out", str(rows)], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2 and "no rows of system(s) dense" in result.stderr
+    assert "Traceback" not in result.stderr
