@@ -213,18 +213,24 @@ def graph_connection(index_folder: Path, corpus_sha256: str):
 
 def linked_articles(connection, article_ids: list[int], limit: int, exclude: list[int] | None = None
                     ) -> list[tuple[int, int, str]]:
-    """(from id, to id, to title) for articles the given ones link to (other than themselves and `exclude`),
-    the most linked-to first."""
+    """(from id, to id, to title) for articles the given ones link to (other than themselves and `exclude`):
+    the most linked-to first, then, among equals, those named by an earlier (better) one of `article_ids`, which
+    callers pass best first; "from" is that best source. Most articles are named once, so the order among
+    equals decides what a small budget follows."""
     if not article_ids or limit <= 0:
         return []
+    position = {article: i for i, article in reversed(list(enumerate(article_ids)))}
     result = connection.execute(
         "MATCH (a:Article)-[:LINKS_TO]->(b:Article) WHERE a.id IN $ids AND NOT b.id IN $skip "
-        "WITH b, collect(a.id) AS sources RETURN sources[1], b.id, b.title, size(sources) AS n "
-        "ORDER BY n DESC, b.id LIMIT $limit",
-        {"ids": article_ids, "skip": sorted(set(article_ids) | set(exclude or [])), "limit": limit},
+        "RETURN a.id, b.id, b.title",
+        {"ids": article_ids, "skip": sorted(set(article_ids) | set(exclude or []))},
     )
-    rows = []
+    sources: dict[int, list[int]] = {}
+    titles: dict[int, str] = {}
     while result.has_next():
-        source, target, title, _ = result.get_next()
-        rows.append((int(source), int(target), str(title)))
-    return rows
+        source, target, title = result.get_next()
+        sources.setdefault(int(target), []).append(int(source))
+        titles[int(target)] = str(title)
+    best = {target: min(found, key=position.__getitem__) for target, found in sources.items()}
+    order = sorted(sources, key=lambda t: (-len(sources[t]), position[best[t]], t))
+    return [(best[t], t, titles[t]) for t in order[:limit]]

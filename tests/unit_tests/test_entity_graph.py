@@ -56,6 +56,11 @@ def test_articles_link_to_the_articles_their_text_names(graph, capsys):
     from_two = linked_articles(connection, [soundtrack, TITLES.index("Runaways trivia")], 10)
     assert from_two[0][2] in {"Cherie Currie", "The Runaways"}  # named by both sources: first
     assert all(target not in {soundtrack} for _, target, _ in from_two)
+    trivia = TITLES.index("Runaways trivia")
+    once = lambda order: [t for _, _, t in linked_articles(connection, order, 10) if t in {"Jodie Foster", "Steve Augeri"}]
+    assert once([soundtrack, trivia]) == ["Jodie Foster", "Steve Augeri"]  # named once: the better source's first
+    assert once([trivia, soundtrack]) == ["Steve Augeri", "Jodie Foster"]
+    assert linked_articles(connection, [trivia, soundtrack], 10)[0][0] == trivia  # "from" is the best source
 
 
 def test_a_graph_is_never_used_for_another_corpus(graph, small_corpus, capsys, tmp_path):
