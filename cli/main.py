@@ -91,8 +91,6 @@ def print_result(final: dict[str, Any], thread_id: str, seconds: float, as_json:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from retrieval.corpus import BUNDLED_CORPUS, corpus_file
     from retrieval.index_store import open_indexes
 
@@ -141,7 +139,6 @@ def stop_at_once_on_ctrl_c() -> None:
 def code_digest() -> bytes:
     """Hash of the code that decides a run's results, so a resumed eval never mixes rows of two versions."""
     import hashlib
-    from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
@@ -153,7 +150,6 @@ def code_digest() -> bytes:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     import hashlib
-    from pathlib import Path
 
     from evaluation.runner import run_eval
     from evaluation.systems import make_systems
@@ -226,7 +222,6 @@ def claims_with_retrieved_documents(claims: list[dict], retrieved: dict[str, lis
 
 def cmd_eval_verify(args: argparse.Namespace) -> int:
     import hashlib
-    from pathlib import Path
 
     from evaluation.verify_eval import (
         EVIDENCE_KINDS,
@@ -267,7 +262,6 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from evaluation.calibration import calibrate, curve_plot
     from evaluation.verify_eval import reliability_plot, render_verify, summarize_verify
@@ -301,7 +295,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_optimize(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from evaluation.optimize import optimize, training_examples
     from lm.provider import get_lm
