@@ -262,7 +262,6 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-
     from evaluation.calibration import calibrate, curve_plot
     from evaluation.verify_eval import reliability_plot, render_verify, summarize_verify
     from retrieval.atomic import write_json
@@ -295,7 +294,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_optimize(args: argparse.Namespace) -> int:
-
     from evaluation.optimize import optimize, training_examples
     from lm.provider import get_lm
     from retrieval.service import get_retriever
