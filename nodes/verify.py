@@ -33,9 +33,15 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
 
     result, degraded = call_lm(ctx, "verify", lambda: program_for(ctx).split_claim(claim=state["claim"]).facts,
                                list, usable=usable)
+    return facts_from_split(result, state["claim"], state.get("claim_entities", [])), degraded
+
+
+def facts_from_split(split, claim: str, claim_entities: list[str]) -> list[dict]:
+    """SplitClaim's output as the facts a check judges (at most 5, fragments joined); the whole claim when empty.
+    One place, so the eval measures exactly what the graph checks."""
     facts = [{"text": " ".join(str(f.text).split()), "entities": clean_list(getattr(f, "entities", []), 8)}
-             for f in result or [] if str(getattr(f, "text", "")).strip()][:5]
-    return whole_facts(facts) or [{"text": state["claim"], "entities": state.get("claim_entities", [])}], degraded
+             for f in split or [] if str(getattr(f, "text", "")).strip()][:5]
+    return whole_facts(facts) or [{"text": claim, "entities": claim_entities}]
 
 
 def whole_facts(facts: list[dict]) -> list[dict]:
