@@ -110,17 +110,21 @@ def bridge(state: State, runtime) -> dict:
         calls = 1
     entities = choose(picked, shown, ctx.max_bridge_entities)
     found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode)
+    looked_up = list(entities)
     if ctx.link_articles:
         linked, link_hops = follow_links(retriever, state.get("candidates", {}), ctx.link_articles)
         found = {**linked, **found}
         hops += link_hops
+        looked_up += [t for t in linked if t not in looked_up]
     for hop in hops:
         emit("bridge", event="hop", **hop)
     emit("bridge", event="bridging_entities", entities=entities, picked_by_lm=picked, degraded=degraded)
     new = [t for t in found if t not in state.get("candidates", {})]
     return {
         "bridge_entities": entities,
-        "gap_entities": entities,  # what the bridge looked up counts for selection like the gap analyses' entities
+        # what the bridge looked up (by name or by following links) counts for selection like the gap analyses'
+        # entities: a linked article has no query behind it, so its retrieval score alone would rank it last
+        "gap_entities": looked_up,
         "candidates": found,
         "hops": hops,
         "lm_calls": calls,

@@ -91,6 +91,10 @@ def test_the_bridge_step_follows_links_when_asked(graph, monkeypatch, capsys):
     with_links = json.loads(capsys.readouterr().out)
     link_hops = [h for h in with_links["hops"] if h["step"] == "links"]
     assert link_hops and all(h["query"].startswith("named by ") and h["titles"] for h in link_hops)
+    linked = {t for h in link_hops for t in h["titles"]}
+    selected = {d["title"]: d for d in with_links["selected"]}
+    assert linked <= selected.keys()  # a linked article counts as looked up, so selection weighs its title
+    assert all(t in selected[t]["gap_entities"] for t in linked if t not in selected[t]["claim_entities"])
     assert cli.main.main(args) == 0
     assert not [h for h in json.loads(capsys.readouterr().out)["hops"] if h["step"] == "links"]  # off by default
 
