@@ -65,24 +65,23 @@ def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
 
 def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limit: int
                  ) -> tuple[dict[str, Candidate], list[Hop]]:
-    """Articles not yet found that the best documents so far name (the entity graph's LINKS_TO edges), most
-    named first.
-    Nothing when the engine has no entity graph (an external engine, or none built)."""
-    from retrieval.entity_graph import graph_connection, linked_articles
+    """Articles not yet found that the best documents so far name most often (`retrieval.article_links`).
+    Nothing for an engine without the bundled corpus's indexes (an external engine)."""
+    from retrieval.article_links import article_links, rank_linked
 
     folder = getattr(getattr(retriever, "indexes", None), "folder", None)
     corpus = getattr(retriever, "corpus", None)
-    connection = graph_connection(folder, corpus.sha256) if folder is not None and corpus is not None else None
-    if connection is None or not candidates:
+    if folder is None or corpus is None or not candidates:
         return {}, []
-    best = sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]
+    links = article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
+    best = [c["doc_id"] for c in sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]]
+    known = [c["doc_id"] for c in candidates.values()]
     found: dict[str, Candidate] = {}
     by_source: dict[str, list[str]] = {}
-    known = [c["doc_id"] for c in candidates.values()]
-    for rank, (source, target, title) in enumerate(
-            linked_articles(connection, [c["doc_id"] for c in best], limit, exclude=known), start=1):
-        found[title] = candidate(Hit(target, title, 0.0, retriever.corpus.texts[target]), rank, "links")
-        by_source.setdefault(retriever.corpus.titles[source], []).append(title)
+    for rank, (source, target) in enumerate(rank_linked(links.pairs(best), best, limit, exclude=known), start=1):
+        title = corpus.titles[target]
+        found[title] = candidate(Hit(target, title, 0.0, corpus.texts[target]), rank, "links")
+        by_source.setdefault(corpus.titles[source], []).append(title)
     hops: list[Hop] = [{"step": "links", "query": f"named by {source}", "titles": titles}
                        for source, titles in by_source.items()]
     return found, hops

@@ -16,26 +16,29 @@ from __future__ import annotations
 import csv
 import json
 import os
-import re
 import shutil
 import tempfile
 import threading
 from contextlib import ExitStack
 from pathlib import Path
 
-import ahocorasick
 import numpy as np
 from tqdm import tqdm
 
+from retrieval.article_links import rank_linked
 from retrieval.atomic import write_json
 from retrieval.corpus import CorpusFile, iter_documents
 from retrieval.index_store import open_indexes
-from retrieval.titles import base_title
+from retrieval.title_mentions import (  # noqa: F401  (linkable: part of this module's public face)
+    common_words,
+    linkable,
+    named_articles,
+    sections_of,
+    title_automaton,
+)
 
 GRAPH_DIR = "entity_graph.kuzu"
 GRAPH_META = "entity_graph.json"  # which corpus the graph was built from; written last
-SECTION_CHARS = 800
-MAX_TARGETS_PER_NAME = 3
 SCHEMA = [
     "CREATE NODE TABLE Article(id INT64 PRIMARY KEY, title STRING, embedding FLOAT[384])",
     "CREATE NODE TABLE Section(id STRING PRIMARY KEY, article INT64, position INT64, text STRING, embedding FLOAT[384])",
@@ -43,66 +46,6 @@ SCHEMA = [
     "CREATE REL TABLE MENTIONS(FROM Section TO Article)",
     "CREATE REL TABLE LINKS_TO(FROM Article TO Article)",
 ]
-
-
-def linkable(name: str, common_words: set[str]) -> bool:
-    """Several words, or one capitalised word the corpus never uses as an ordinary (lower-case) word."""
-    words = name.split()
-    return len(words) >= 2 or (len(name) >= 4 and name[:1].isupper() and name.lower() not in common_words)
-
-
-_LOWER_WORD = re.compile(r"\b[a-z][a-z'-]+\b")
-
-
-def common_words(texts) -> set[str]:
-    """Every lower-case word the texts use."""
-    found: set[str] = set()
-    for text in texts:
-        found.update(_LOWER_WORD.findall(text))
-    return found
-
-
-def title_automaton(titles: list[str], ordinary: set[str]) -> ahocorasick.Automaton:
-    """Every linkable title and base title ("Foxes (soundtrack)" -> "Foxes") -> the articles it names."""
-    names: dict[str, list[int]] = {}
-    for doc_id, title in enumerate(titles):
-        for name in dict.fromkeys([title, base_title(title)]):
-            if linkable(name, ordinary):
-                targets = names.setdefault(name, [])
-                if len(targets) < MAX_TARGETS_PER_NAME:
-                    targets.append(doc_id)
-    automaton = ahocorasick.Automaton()
-    for name, targets in names.items():
-        automaton.add_word(name, (name, tuple(targets)))
-    automaton.make_automaton()
-    return automaton
-
-
-_WORD = re.compile(r"\w")
-
-
-def named_articles(automaton: ahocorasick.Automaton, text: str) -> set[int]:
-    """Articles whose title stands in `text` as whole words."""
-    found: set[int] = set()
-    for end, (name, targets) in automaton.iter(text):
-        start = end - len(name) + 1
-        before = text[start - 1] if start > 0 else " "
-        after = text[end + 1] if end + 1 < len(text) else " "
-        if not _WORD.match(before) and not _WORD.match(after):
-            found.update(targets)
-    return found
-
-
-def sections_of(text: str) -> list[str]:
-    from verification.sentences import split_sentences
-
-    sections: list[str] = []
-    for sentence in split_sentences(text) or [text]:
-        if sections and len(sections[-1]) + 1 + len(sentence) <= SECTION_CHARS:
-            sections[-1] += " " + sentence
-        else:
-            sections.append(sentence)
-    return sections
 
 
 def _vector_text(vector: np.ndarray) -> str:
@@ -213,24 +156,16 @@ def graph_connection(index_folder: Path, corpus_sha256: str):
 
 def linked_articles(connection, article_ids: list[int], limit: int, exclude: list[int] | None = None
                     ) -> list[tuple[int, int, str]]:
-    """(from id, to id, to title) for articles the given ones link to (other than themselves and `exclude`):
-    the most linked-to first, then, among equals, those named by an earlier (better) one of `article_ids`, which
-    callers pass best first; "from" is that best source. Most articles are named once, so the order among
-    equals decides what a small budget follows."""
+    """(from id, to id, to title) for articles the given ones link to, ranked as `rank_linked` says."""
     if not article_ids or limit <= 0:
         return []
-    position = {article: i for i, article in reversed(list(enumerate(article_ids)))}
     result = connection.execute(
-        "MATCH (a:Article)-[:LINKS_TO]->(b:Article) WHERE a.id IN $ids AND NOT b.id IN $skip "
-        "RETURN a.id, b.id, b.title",
-        {"ids": article_ids, "skip": sorted(set(article_ids) | set(exclude or []))},
+        "MATCH (a:Article)-[:LINKS_TO]->(b:Article) WHERE a.id IN $ids RETURN a.id, b.id, b.title",
+        {"ids": article_ids},
     )
-    sources: dict[int, list[int]] = {}
-    titles: dict[int, str] = {}
+    pairs, titles = [], {}
     while result.has_next():
         source, target, title = result.get_next()
-        sources.setdefault(int(target), []).append(int(source))
+        pairs.append((int(source), int(target)))
         titles[int(target)] = str(title)
-    best = {target: min(found, key=position.__getitem__) for target, found in sources.items()}
-    order = sorted(sources, key=lambda t: (-len(sources[t]), position[best[t]], t))
-    return [(best[t], t, titles[t]) for t in order[:limit]]
+    return [(source, target, titles[target]) for source, target in rank_linked(pairs, article_ids, limit, exclude)]

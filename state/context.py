@@ -63,8 +63,8 @@ class Context:
     loop_k: int = _setting(5, "Documents per gap-loop query.", 1, 50)
     max_iterations: int = _setting(2, "Gap-loop rounds at most (0 turns the loop off).", 0, 5)
     link_articles: int = _setting(
-        0, "Articles the bridge step adds by following the entity graph's links from the best documents so far "
-        "(needs `claimhop index --entity-graph`; 0 turns it off).", 0, 20
+        3, "Articles the bridge step adds by following links: those the 10 best documents so far name most "
+        "often (0 turns it off).", 0, 20
     )
     top_k: int = _setting(21, "Documents kept by the entity-scored selection.", 1, 100)
     claim_entity_weight: float = _setting(1.0, "Selection: weight of each claim entity a document mentions.", 0, 10)

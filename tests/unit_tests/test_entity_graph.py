@@ -12,12 +12,14 @@ from test_graph_routing import answers
 
 import cli.main
 import nodes.common
-from retrieval.corpus import corpus_file
+from retrieval.article_links import LINKS_FILE, ArticleLinks, article_links
+from retrieval.corpus import corpus_file, load_corpus
 from retrieval.entity_graph import (
     common_words,
     graph_connection,
     linkable,
     linked_articles,
+    remove_entity_graph,
 )
 from retrieval.index_store import index_dir_for
 from retrieval.synthesis import MultiDocSynthesizer
@@ -80,14 +82,32 @@ def test_only_unambiguous_titles_are_linked():
     assert not linkable("Foxes", ordinary) and not linkable("Journey", ordinary) and not linkable("It", ordinary)
 
 
-def test_the_bridge_step_follows_links_when_asked(graph, monkeypatch, capsys):
+def test_the_link_table_holds_exactly_the_graphs_links_and_is_remade_for_another_corpus(graph, capsys, tmp_path):
     built(graph, capsys)
+    corpus = load_corpus(graph)
+    folder = index_dir_for(corpus_file(graph))
+    result = graph_connection(folder, corpus.sha256).execute("MATCH (a:Article)-[:LINKS_TO]->(b:Article) RETURN a.id, b.id")
+    edges = set()
+    while result.has_next():
+        edges.add(tuple(int(x) for x in result.get_next()))
+    table = article_links(tmp_path, corpus.titles, corpus.texts, corpus.sha256)
+    assert edges and set(table.pairs()) == edges
+    saved = ArticleLinks.load(tmp_path / LINKS_FILE)
+    assert saved is not None and set(saved.pairs()) == edges and saved.corpus_sha256 == corpus.sha256
+    other = article_links(tmp_path, corpus.titles[:2], corpus.texts[:2], "another corpus")
+    assert len(other.offsets) == 3 and ArticleLinks.load(tmp_path / LINKS_FILE).corpus_sha256 == "another corpus"
+    (tmp_path / LINKS_FILE).write_bytes(b"not an npz")
+    assert ArticleLinks.load(tmp_path / LINKS_FILE) is None  # a damaged file is remade, not trusted
+
+
+def test_the_bridge_step_follows_links_when_asked_without_the_kuzu_graph(graph, monkeypatch, capsys):
+    remove_entity_graph(index_dir_for(corpus_file(graph)))  # following links needs only the link table
     lm, _ = fake_lm(answers())
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     args = ["check", "Cherie Currie and Steve Augeri were both American.", "--corpus", str(graph), "--json",
             "--quiet", "--set", "use_optimized_program=false", "--set", "max_iterations=0",
             "--set", "phase1_k=2", "--set", "phase2_k=1", "--set", "bridge_k=1"]  # leave documents to be linked
-    assert cli.main.main([*args, "--set", "link_articles=3"]) == 0
+    assert cli.main.main(args) == 0  # on by default (3)
     with_links = json.loads(capsys.readouterr().out)
     link_hops = [h for h in with_links["hops"] if h["step"] == "links"]
     assert link_hops and all(h["query"].startswith("named by ") and h["titles"] for h in link_hops)
@@ -95,8 +115,8 @@ def test_the_bridge_step_follows_links_when_asked(graph, monkeypatch, capsys):
     selected = {d["title"]: d for d in with_links["selected"]}
     assert linked <= selected.keys()  # a linked article counts as looked up, so selection weighs its title
     assert all(t in selected[t]["gap_entities"] for t in linked if t not in selected[t]["claim_entities"])
-    assert cli.main.main(args) == 0
-    assert not [h for h in json.loads(capsys.readouterr().out)["hops"] if h["step"] == "links"]  # off by default
+    assert cli.main.main([*args, "--set", "link_articles=0"]) == 0
+    assert not [h for h in json.loads(capsys.readouterr().out)["hops"] if h["step"] == "links"]
 
 
 def test_the_synthesiser_ranks_articles_and_extracts_clean_facts(graph, capsys):
