@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import dspy
+from tqdm import tqdm
 from dspy.teleprompt import BootstrapFewShot
 
 from evaluation.metric import all_gold_in
@@ -64,7 +65,8 @@ def optimize(retriever: Retriever, lm: dspy.LM, ctx: Context, train: list[dspy.E
     started = time.perf_counter()
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         baseline = RetrievalPlanner(retriever, ctx)
-        before = sum(pool_recall(ex, baseline(claim=ex.claim)) for ex in train) / len(train)
+        scored = [pool_recall(ex, baseline(claim=ex.claim)) for ex in tqdm(train, desc="baseline (before optimising)")]
+        before = sum(scored) / len(train)
         optimizer = BootstrapFewShot(metric=pool_recall, max_bootstrapped_demos=max_demos, max_labeled_demos=0)
         compiled = optimizer.compile(RetrievalPlanner(retriever, ctx), trainset=train)
     with atomic_path(out, suffix=".tmp.json") as tmp:
