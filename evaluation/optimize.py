@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import dspy
-from tqdm import tqdm
 from dspy.teleprompt import BootstrapFewShot
+from tqdm import tqdm
 
 from evaluation.metric import all_gold_in
 from nodes.dual_retrieval import dual_phase_search

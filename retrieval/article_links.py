@@ -22,10 +22,7 @@ LINKS_FILE = "links.npz"
 
 def build_links(titles: list[str], texts: list[str]) -> list[list[int]]:
     """For each article, the other articles whose title (or base title) its sections name."""
-    ordinary: set[str] = set()
-    for text in texts:
-        ordinary |= common_words([text])
-    automaton = title_automaton(titles, ordinary)
+    automaton = title_automaton(titles, common_words(texts))
     texts = tqdm(texts, desc="article links (once per corpus)", unit="doc", disable=len(texts) < 1000)
     return [sorted(set().union(*(named_articles(automaton, part) for part in sections_of(text))) - {doc_id})
             for doc_id, text in enumerate(texts)]
