@@ -9,12 +9,17 @@ longer than the timeout (the model is stuck). A model without a queue (a remote 
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections import deque
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Protocol, Self
+from collections.abc import Callable
+from typing import Any, Protocol, Self, TypeVar
+
+T = TypeVar("T")
+WATCH_INTERVAL_S = 0.25  # how often a waiting call checks its clock
 
 
 class ModelQueue(Protocol):
@@ -95,3 +100,37 @@ class SerialModel:
             self._busy = False
             self._holder_since = None
             self._turns.notify_all()
+
+
+class ModelTimeout(TimeoutError):
+    """A model call gave no answer within `model_timeout_s`."""
+
+
+def with_timeout(fn: Callable[[], T], seconds: float) -> T:
+    """Run `fn` in a worker thread (with this context's settings) and give up after `seconds` of model work.
+
+    Time spent queued behind other runs' calls to the local model does not count (see lm.call_watch).
+    llama.cpp cannot be interrupted mid-call; an abandoned call finishes in the background."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    watch = CallWatch()
+    context = contextvars.copy_context()
+    context.run(current_watch.set, watch)
+
+    def work() -> None:
+        try:
+            box["value"] = context.run(fn)
+        except BaseException as err:  # noqa: BLE001 - handed back to the caller's thread as is
+            box["error"] = err
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="claimhop-model-call", daemon=True).start()
+    while not done.wait(min(seconds, WATCH_INTERVAL_S)):
+        reason = watch.overdue(seconds)
+        if reason:
+            watch.cancelled = True  # if still queued, the call is dropped instead of run for nobody
+            raise ModelTimeout(reason)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

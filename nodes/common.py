@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextvars
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -14,7 +12,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
-from lm.call_watch import CallWatch, current_watch
+from lm.call_watch import ModelTimeout, with_timeout  # noqa: F401 - re-exported: nodes and tests use them from here
 from lm.provider import get_lm
 from nodes.program import ClaimHopProgram, get_program
 from retrieval.fusion import Fusion
@@ -26,7 +24,6 @@ from state.context import Context
 
 log = logging.getLogger("claimhop")
 T = TypeVar("T")
-WATCH_INTERVAL_S = 0.25  # how often a waiting call checks its clock
 
 
 def settings_of(runtime: Any) -> Context:
@@ -49,7 +46,8 @@ def retriever_for(ctx: Context) -> SearchEngine:
         engine: SearchEngine = external_engine(ctx.retriever)
     else:
         engine = get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None)
-    return TunedSearch(engine, fusion_of(ctx), make_reranker(ctx.reranker, ctx.model), ctx.rerank_depth)
+    return TunedSearch(engine, fusion_of(ctx), make_reranker(ctx.reranker, ctx.model, ctx.model_timeout_s),
+                       ctx.rerank_depth)
 
 
 def fusion_of(ctx: Context) -> Fusion:
@@ -78,10 +76,6 @@ class ModelStepFailed(RuntimeError):
     """A model call failed on an attempt that is not the last: the node's RetryPolicy runs it again."""
 
 
-class ModelTimeout(TimeoutError):
-    """A model call gave no answer within `model_timeout_s`."""
-
-
 class EmptyModelOutput(ValueError):
     """The model answered, but with nothing the step can use."""
 
@@ -100,36 +94,6 @@ def node_attempt() -> int:
     except RuntimeError:  # outside a graph run
         return 1
     return getattr(info, "node_attempt", 1) if info else 1
-
-
-def with_timeout(fn: Callable[[], T], seconds: float) -> T:
-    """Run `fn` in a worker thread (with this context's settings) and give up after `seconds` of model work.
-
-    Time spent queued behind other runs' calls to the local model does not count (see lm.call_watch).
-    llama.cpp cannot be interrupted mid-call; an abandoned call finishes in the background."""
-    box: dict[str, Any] = {}
-    done = threading.Event()
-    watch = CallWatch()
-    context = contextvars.copy_context()
-    context.run(current_watch.set, watch)
-
-    def work() -> None:
-        try:
-            box["value"] = context.run(fn)
-        except BaseException as err:  # noqa: BLE001 - handed back to the caller's thread as is
-            box["error"] = err
-        finally:
-            done.set()
-
-    threading.Thread(target=work, name="claimhop-model-call", daemon=True).start()
-    while not done.wait(min(seconds, WATCH_INTERVAL_S)):
-        reason = watch.overdue(seconds)
-        if reason:
-            watch.cancelled = True  # if still queued, the call is dropped instead of run for nobody
-            raise ModelTimeout(reason)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def call_lm(

@@ -21,6 +21,7 @@ from typing import Protocol
 import dspy
 from langchain_core.documents import BaseDocumentCompressor, Document
 
+from lm.call_watch import with_timeout
 from lm.label_probs import classify_local
 from lm.provider import LOCAL, get_lm, local_engine
 from retrieval.engines import load_factory
@@ -52,10 +53,12 @@ def passage(hit: Hit) -> str:
 
 
 class LMReranker:
-    """Pointwise yes/no relevance by the run's model; a pair the model fails on keeps its fused place."""
+    """Pointwise yes/no relevance by the run's model; a pair the model fails on, or gives no answer for within
+    `timeout_s` of model work (a hung call must not hang the search), keeps its fused place."""
 
-    def __init__(self, model: str = LOCAL):
+    def __init__(self, model: str = LOCAL, timeout_s: float | None = None):
         self.model = (model or LOCAL).strip()
+        self.timeout_s = timeout_s
 
     def score(self, query: str, hit: Hit) -> float:
         if self.model == LOCAL:
@@ -68,7 +71,10 @@ class LMReranker:
         scored = []
         for rank, hit in enumerate(hits):
             try:
-                relevance = self.score(query, hit)
+                if self.timeout_s:
+                    relevance = with_timeout(lambda h=hit: self.score(query, h), self.timeout_s)
+                else:
+                    relevance = self.score(query, hit)
             except Exception as err:  # noqa: BLE001 - a failed judgement must not fail the search
                 log.warning("re-ranker kept %r in its fused place: %s", hit.title, err)
                 relevance = None
@@ -101,13 +107,14 @@ _RERANKERS: dict[str, Reranker] = {}
 _LOCK = threading.Lock()
 
 
-def make_reranker(spec: str, model: str = LOCAL) -> Reranker | None:
-    """None for "", the LM re-ranker for "lm", else the compressor the factory `spec` returns (once per process)."""
+def make_reranker(spec: str, model: str = LOCAL, timeout_s: float | None = None) -> Reranker | None:
+    """None for "", the LM re-ranker for "lm" (each judgement bounded by `timeout_s`), else the compressor the
+    factory `spec` returns (once per process)."""
     spec = (spec or "").strip()
     if not spec:
         return None
     if spec == "lm":
-        return LMReranker(model)
+        return LMReranker(model, timeout_s)
     with _LOCK:
         if spec not in _RERANKERS:
             made = load_factory(spec, what="reranker")()

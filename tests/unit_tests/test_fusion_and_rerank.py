@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from langchain_core.documents import BaseDocumentCompressor
 
@@ -44,8 +46,9 @@ def test_run_settings_reach_the_fusion(retriever, small_corpus):
     lean_dense = retriever_for(Context(corpus_path=str(small_corpus), bm25_weight=0, dense_weight=1))
     assert titles(lean_bm25.search(QUERY, 3)) == titles(retriever.search(QUERY, 3, "bm25"))
     assert titles(lean_dense.search(QUERY, 3)) == titles(retriever.search(QUERY, 3, "dense"))
-    reranked = retriever_for(Context(corpus_path=str(small_corpus), reranker="lm", rerank_depth=7))
+    reranked = retriever_for(Context(corpus_path=str(small_corpus), reranker="lm", rerank_depth=7, model_timeout_s=42))
     assert isinstance(reranked.reranker, LMReranker) and reranked.rerank_depth == 7
+    assert reranked.reranker.timeout_s == 42  # a hung judgement is bounded like every other model call
     assert lean_bm25.reranker is None
 
 
@@ -76,12 +79,16 @@ def test_a_reranker_reorders_the_fused_depth_and_still_returns_k(retriever):
 
 
 class Scripted(LMReranker):
-    def __init__(self, scores: dict[str, float | Exception]):
-        super().__init__()
+    def __init__(self, scores: dict[str, float | Exception], timeout_s: float | None = None, hang_s: float = 0.0):
+        super().__init__(timeout_s=timeout_s)
         self.scores = scores
+        self.hang_s = hang_s
 
     def score(self, query: str, hit: Hit) -> float:
         value = self.scores[hit.title]
+        if value is None:  # a model call that hangs
+            time.sleep(self.hang_s)
+            return 1.0
         if isinstance(value, Exception):
             raise value
         return value
@@ -91,6 +98,14 @@ def test_lm_reranker_orders_by_relevance_and_keeps_failed_judgements_in_place():
     hits = [Hit(i, t, 0.0) for i, t in enumerate(["a", "b", "c", "d"])]
     reranker = Scripted({"a": 0.1, "b": RuntimeError("model down"), "c": 0.9, "d": 0.1})
     assert titles(reranker.rerank("q", hits)) == ["c", "b", "a", "d"]  # b stays 2nd; a before d (ties: fused order)
+
+
+def test_a_hung_lm_judgement_times_out_and_keeps_its_fused_place():
+    hits = [Hit(i, t, 0.0) for i, t in enumerate(["a", "b", "c"])]
+    reranker = Scripted({"a": 0.1, "b": None, "c": 0.9}, timeout_s=0.3, hang_s=5.0)
+    started = time.monotonic()
+    assert titles(reranker.rerank("q", hits)) == ["c", "b", "a"]  # b (hung) stays 2nd, its 1.0 never arrives
+    assert time.monotonic() - started < 3.0
 
 
 def test_reranker_spec_errors_are_clear():
