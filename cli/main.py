@@ -177,12 +177,16 @@ def _system_names(args: argparse.Namespace) -> list[str]:
     return [s.strip() for s in args.systems.split(",") if s.strip()]
 
 
+def with_lines(table: str, lines: list[str]) -> str:
+    return table + ("\n\n" + "\n".join(lines) if lines else "")
+
+
 def write_eval_report(rows: list[dict], out: Path, plot_path: Path | None, scope: str) -> None:
     """Print the table, and write it beside the rows file (.md) with its plot (.png)."""
-    from evaluation.report import plot, render_table, summarize
+    from evaluation.report import plot, recall_comparison, render_table, summarize
 
     summary = summarize(rows)
-    table = render_table(summary)
+    table = with_lines(render_table(summary), recall_comparison(rows))
     print(table)
     write_text(out.with_suffix(".md"), table + "\n")
     picture = plot(summary, plot_path or out.with_suffix(".png"))
@@ -231,6 +235,7 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
         retrieved_titles,
         run_verify_eval,
         summarize_verify,
+        verdict_comparison,
     )
     from retrieval.corpus import BUNDLED_CORPUS, load_corpus
     from state.context import Context
@@ -253,7 +258,7 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
     rows = run_verify_eval(claims, systems, kinds, load_corpus(ctx.corpus_path or BUNDLED_CORPUS), retrieved, ctx,
                            out, fingerprint)
     summary = summarize_verify(rows)
-    table = render_verify(summary)
+    table = with_lines(render_verify(summary), verdict_comparison(rows))
     print(table)
     write_text(out.with_suffix(".md"), table + "\n")
     picture = reliability_plot(summary, out.with_suffix(".png"))

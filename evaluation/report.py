@@ -20,6 +20,42 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p: of the claims exactly one system gets right, could the split be a fair coin's?"""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def paired_comparison(correct: dict[str, dict[str, bool]], reference: str, what: str = "right") -> list[str]:
+    """One line per other system: on the claims both finished, how many only the reference gets right, how many
+    only the other, and the exact McNemar p, because two rates with overlapping intervals can still differ
+    reliably on the same claims (and vice versa)."""
+    if reference not in correct:
+        return []
+    lines = []
+    for system, theirs in correct.items():
+        shared = [uid for uid in correct[reference] if uid in theirs]
+        if system == reference or not shared:
+            continue
+        ours_only = sum(correct[reference][uid] and not theirs[uid] for uid in shared)
+        theirs_only = sum(theirs[uid] and not correct[reference][uid] for uid in shared)
+        lines.append(f"{reference} vs {system} on the same {len(shared)} claims: {what} only for {reference} "
+                     f"{ours_only}, only for {system} {theirs_only} (exact McNemar p = "
+                     f"{mcnemar_exact(ours_only, theirs_only):.3g})")
+    return lines
+
+
+def recall_comparison(rows: list[dict]) -> list[str]:
+    """claimhop against each other system, claim by claim (all gold titles in the 21 or not)."""
+    correct: dict[str, dict[str, bool]] = defaultdict(dict)
+    for row in rows:
+        correct[row["system"]][row["uid"]] = row["recall@21"] == 1
+    return paired_comparison(correct, "claimhop", "all gold titles found")
+
+
 def _mean(values: list[float]) -> float | None:
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None

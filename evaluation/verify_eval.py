@@ -23,7 +23,7 @@ from tqdm import tqdm
 from evaluation.data import DEV_CLAIMS, load_claims
 from evaluation.figures import pyplot, save_png
 from evaluation.metric import label_of
-from evaluation.report import macro_f1, wilson
+from evaluation.report import macro_f1, paired_comparison, wilson
 from evaluation.runner import _append, finished_rows, rows_in
 from evaluation.systems import lm_use
 from lm.provider import local_engine_stats
@@ -210,6 +210,18 @@ def render_verify(summary: dict[str, dict]) -> str:
     for system, s in summary.items():
         lines.append(f"{system} confusion (gold -> verdict): " + ", ".join(f"{k}: {n}" for k, n in s["confusion"].items()))
     return "\n".join(lines)
+
+
+def verdict_comparison(rows: list[dict]) -> list[str]:
+    """Each verifier against the graph's own verify node on the same documents, claim by claim."""
+    lines = []
+    for kind in dict.fromkeys(r["system"].split("@")[1] for r in rows):
+        correct: dict[str, dict[str, bool]] = {}
+        for row in rows:
+            if row["system"].endswith(f"@{kind}"):
+                correct.setdefault(row["system"], {})[row["uid"]] = row["predicted"] == row["label"]
+        lines += paired_comparison(correct, f"claimhop@{kind}", "verdict right")
+    return lines
 
 
 def reliability_plot(summary: dict[str, dict], path: Path) -> Path:

@@ -50,3 +50,15 @@ def test_report_table_and_plot_for_perfect_and_zero_recall(tmp_path):
     assert 0.4 < low < 1.0 and high == 1.0
     assert "| claimhop | 1.000 (4," in render_table(summary)
     assert plot(summary, tmp_path / "p.png").stat().st_size > 1000
+
+
+def test_paired_comparison_counts_the_claims_only_one_system_gets_and_gives_the_exact_mcnemar_p():
+    from evaluation.report import mcnemar_exact, recall_comparison
+
+    found = {"claimhop": {0, 1, 2, 3, 4, 5}, "bm25": {0, 6}}
+    rows = [{"system": s, "uid": str(i), "recall@21": float(i in found[s])} for s in found for i in range(8)]
+    assert recall_comparison(rows) == [
+        "claimhop vs bm25 on the same 8 claims: all gold titles found only for claimhop 5, only for bm25 1 "
+        "(exact McNemar p = 0.219)"]  # 2 x (C(6,0) + C(6,1)) / 2^6
+    assert mcnemar_exact(0, 5) == 0.0625 and mcnemar_exact(3, 3) == 1.0 and mcnemar_exact(0, 0) == 1.0
+    assert recall_comparison([r for r in rows if r["system"] == "bm25"]) == []  # nothing to compare against

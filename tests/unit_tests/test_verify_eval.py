@@ -13,6 +13,7 @@ from evaluation.verify_eval import (
     bootstrap_ci,
     expected_calibration_error,
     summarize_verify,
+    verdict_comparison,
 )
 
 
@@ -42,6 +43,15 @@ def test_intervals_contain_the_figure_and_the_summary_splits_by_hops():
     assert summary["groups"]["2-hop"]["macro_f1"] == pytest.approx(0.5)  # one class only in the 2-hop claims
     assert summary["confusion"]["NOT_SUPPORTED -> CONTRADICTED"] == 3
     assert summary["lm_calls"] == pytest.approx(2.8) and summary["tokens"] == 1000  # per claim: 6x2 + 4x4 over 10
+
+
+def test_each_verifier_is_compared_with_the_graphs_node_on_the_same_documents_only():
+    rows = [{**row("SUPPORTED", verdict, 1.0), "system": system, "uid": str(i)}
+            for i in range(4) for system, verdict in (("claimhop@gold", "SUPPORTED"), ("single@gold", "CONTRADICTED"),
+                                                      ("single@retrieved", "SUPPORTED"))]
+    assert verdict_comparison(rows) == [
+        "claimhop@gold vs single@gold on the same 4 claims: verdict right only for claimhop@gold 4, "
+        "only for single@gold 0 (exact McNemar p = 0.125)"]  # single@retrieved has no node on its documents
 
 
 def test_a_majority_run_resumes_and_reports(tmp_path, capsys, monkeypatch):
