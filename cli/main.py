@@ -195,18 +195,23 @@ def write_eval_report(rows: list[dict], out: Path, plot_path: Path | None, scope
 
 def report_eval(out: Path, claims: list[dict], systems: list[str], plot_path: Path | None) -> int:
     """--report-only: table and plot from the rows already recorded, no model, no run (e.g. mid-run)."""
+    rows, scope = recorded_rows(out, claims, systems, "eval")
+    write_eval_report(rows, out, plot_path, scope)
+    return 0
+
+
+def recorded_rows(out: Path, claims: list[dict], systems: list[str], command: str) -> tuple[list[dict], str]:
+    """The rows of the run recorded in `out` for the claims every one of `systems` finished, and what they cover."""
     from evaluation.runner import recorded_run
 
     try:
-        rows, fingerprint = recorded_run(out, claims, systems)
+        rows, fingerprint = recorded_run(out, claims, systems, f"claimhop {command}")
     except ValueError as error:
         raise UsageError(str(error)) from None
     complete = len(rows) // len(systems)
     if not complete:
         raise UsageError(f"no claim in {out} has been finished by all of: {', '.join(systems)}")
-    write_eval_report(rows, out, plot_path,
-                      f"{complete} of {len(claims)} claims finished by every system, run {fingerprint}")
-    return 0
+    return rows, f"{complete} of {len(claims)} claims finished by every one of {', '.join(systems)}, run {fingerprint}"
 
 
 def claims_with_retrieved_documents(claims: list[dict], retrieved: dict[str, list[str]], source: str | None) -> list[dict]:
@@ -230,12 +235,8 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
     from evaluation.verify_eval import (
         EVIDENCE_KINDS,
         SYSTEMS,
-        reliability_plot,
-        render_verify,
         retrieved_titles,
         run_verify_eval,
-        summarize_verify,
-        verdict_comparison,
     )
     from retrieval.corpus import BUNDLED_CORPUS, load_corpus
     from state.context import Context
@@ -248,21 +249,36 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
         if unknown or not chosen:
             raise UsageError(f"unknown {name}(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
     claims = _claims(args)
+    out = Path(args.out)
+    if args.report_only:
+        return report_verify(out, claims, [f"{s}@{k}" for k in kinds for s in systems])
     retrieved = retrieved_titles(Path(args.retrieved_from) if args.retrieved_from else None)
     if "retrieved" in kinds:
         claims = claims_with_retrieved_documents(claims, retrieved, args.retrieved_from)
     settings = _settings(args)
     ctx = Context.from_any(settings)
     fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode() + code_digest()).hexdigest()[:16]
-    out = Path(args.out)
     rows = run_verify_eval(claims, systems, kinds, load_corpus(ctx.corpus_path or BUNDLED_CORPUS), retrieved, ctx,
                            out, fingerprint)
+    write_verify_report(rows, f"{len(claims)} claims", out)
+    return 0
+
+
+def write_verify_report(rows: list[dict], scope: str, out: Path) -> None:
+    """Print the verifiers' table and comparisons, and write them beside the rows file with the reliability plot."""
+    from evaluation.verify_eval import reliability_plot, render_verify, summarize_verify, verdict_comparison
+
     summary = summarize_verify(rows)
     table = with_lines(render_verify(summary), verdict_comparison(rows))
     print(table)
     write_text(out.with_suffix(".md"), table + "\n")
     picture = reliability_plot(summary, out.with_suffix(".png"))
-    print(f"\nrows: {out}  table: {out.with_suffix('.md')}  reliability plot: {picture}  ({len(claims)} claims)")
+    print(f"\nrows: {out}  table: {out.with_suffix('.md')}  reliability plot: {picture}  ({scope})")
+
+
+def report_verify(out: Path, claims: list[dict], systems: list[str]) -> int:
+    """--report-only: the report from the rows already recorded (a run still going, or one frozen at older code)."""
+    write_verify_report(*recorded_rows(out, claims, systems, "eval-verify"), out)
     return 0
 
 
@@ -367,6 +383,8 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--model", help="'local' (default); the single verifier needs the local model's probabilities")
     verify.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     verify.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings (thresholds, fact_evidence)")
+    verify.add_argument("--report-only", action="store_true",
+                        help="no run: the report from the rows already in --out (claims every verifier finished)")
     verify.set_defaults(func=cmd_eval_verify)
     cal = sub.add_parser("calibrate", help="fit the facts verifier's thresholds from eval-verify rows (no model call), "
                          "with cross-fitted figures")

@@ -32,12 +32,12 @@ def finished_rows(path: Path, fingerprint: str) -> dict[tuple[str, str], dict]:
     return {(row["system"], row["uid"]): row for row in rows_in(path) if row.get("fingerprint") == fingerprint}
 
 
-def recorded_run(path: Path, claims: list[dict], systems: list[str]) -> tuple[list[dict], str]:
+def recorded_run(path: Path, claims: list[dict], systems: list[str], command: str = "claimhop eval") -> tuple[list[dict], str]:
     """The rows of the run recorded in `path` (its most common fingerprint) for the claims every one of
     `systems` has finished, so a report on a run still going (or frozen at other code) compares like with like."""
     rows = rows_in(path)
     if not rows:
-        raise ValueError(f"no results in {path}: run `claimhop eval --out {path}` first")
+        raise ValueError(f"no results in {path}: run `{command} --out {path}` first")
     fingerprint = Counter(row.get("fingerprint") for row in rows).most_common(1)[0][0]
     done = {(row["system"], row["uid"]): row for row in rows if row.get("fingerprint") == fingerprint}
     missing = [s for s in systems if not any(key[0] == s for key in done)]

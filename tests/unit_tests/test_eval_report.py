@@ -25,7 +25,7 @@ def test_report_only_tables_the_claims_every_system_finished(tmp_path):
                              "--systems", "bm25,hybrid", "--out", str(rows)],
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
-    assert "2 of 3 claims finished by every system, run run-a" in result.stdout
+    assert "2 of 3 claims finished by every one of bm25, hybrid, run run-a" in result.stdout
     table = (tmp_path / "eval.md").read_text()
     assert "| bm25 | 0.500 (2," in table and "| hybrid | 1.000 (2," in table
     assert (tmp_path / "eval.png").stat().st_size > 1000

@@ -63,6 +63,11 @@ def test_a_majority_run_resumes_and_reports(tmp_path, capsys, monkeypatch):
     assert "majority@gold" in printed and "| 6 |" in printed
     assert len(out.read_text().splitlines()) == 6 and out.with_suffix(".png").is_file()
     assert cli.main.main(args) == 0 and len(out.read_text().splitlines()) == 6  # resumed: nothing recomputed
+    capsys.readouterr()
+    assert cli.main.main([*args, "--report-only"]) == 0  # no run: the report from the recorded rows
+    assert "| majority@gold | 6 |" in capsys.readouterr().out and len(out.read_text().splitlines()) == 6
+    assert cli.main.main([*args[:-1], str(tmp_path / "none.jsonl"), "--report-only"]) == 2
+    assert "run `claimhop eval-verify --out" in capsys.readouterr().err
 
 
 def test_retrieved_documents_must_come_from_an_eval_file(tmp_path, capsys):
