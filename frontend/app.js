@@ -206,8 +206,9 @@ function renderVerdict(verdict, answer, evidence) {
   const refs = el("ol", { class: "references" }, (evidence || []).map((e) => el("li", { value: e.ref },
     citeButton(e.ref), " ", el("strong", {}, e.title), ": ", el("q", {}, e.sentence))));
   $("verdict").textContent = "";
-  $("verdict").append(el("div", { class: `badge ${verdict}` }, verdict.replace("_", " ")), text,
-    evidence && evidence.length ? el("h3", {}, "References") : null, refs);
+  const parts = [el("div", { class: `badge ${verdict}` }, verdict.replace("_", " ")), text,
+    evidence && evidence.length ? el("h3", {}, "References") : null, refs];
+  $("verdict").append(...parts.filter(Boolean));  // append(null) would print "null"
 }
 
 // ---------- passages

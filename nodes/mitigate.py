@@ -67,6 +67,9 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
             lines.append(f'{head}. The collection says instead: "{quote["sentence"]}" [{quote["ref"]}]')
         elif fact.get("error"):
             lines.append(f"{head}. It could not be judged ({fact['error'].split(':')[0]}).")
+        elif quote:
+            lines.append(f"{head}. Not found in the collection: no selected document settles it; the closest "
+                         f'sentence examined: {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]')
         else:
             lines.append(f"{head}. Not found in the collection: no selected document settles it.")
     return lines

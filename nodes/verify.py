@@ -17,7 +17,7 @@ from state.schema import Evidence, State
 from verification.ensemble import EnsembleRule
 from verification.evidence import rank_evidence
 from verification.nli import judge_pair
-from verification.pipeline import check_facts, deciding_evidence
+from verification.pipeline import check_facts, closest_evidence, deciding_evidence
 
 FALLBACK_VERDICT = "INSUFFICIENT_INFO"
 
@@ -73,7 +73,7 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
         degraded = f"{degraded}; {failure}" if degraded else failure
     evidence: list[Evidence] = []
     for record in result["facts"]:
-        decided = deciding_evidence(record)
+        decided = deciding_evidence(record) or closest_evidence(record)
         record["ref"] = 0
         if decided:
             known = next((e for e in evidence if (e["title"], e["sentence"]) == (decided["title"], decided["sentence"])), None)

@@ -77,8 +77,8 @@ class Context:
         3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
     )
     verifier: Literal["single", "facts"] = _setting(
-        "single", "How the verdict is reached: 'single' (one model call over the evidence sentences) or 'facts' "
-        "(split into atomic facts, each judged against its own evidence with label probabilities, combined by rule)."
+        "facts", "How the verdict is reached: 'facts' (split into atomic facts, each judged against its own evidence "
+        "with label probabilities, combined by rule) or 'single' (one model call over the evidence sentences)."
     )
     fact_evidence: int = _setting(3, "Facts verifier: evidence sentences judged per fact (one per document).", 1, 5)
     # The facts verifier's four numbers are fitted to the local model by `claimhop calibrate` on the 169 HoVer dev

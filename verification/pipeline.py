@@ -100,3 +100,9 @@ def deciding_evidence(record: dict) -> dict | None:
     if key is None or not record["evidence"]:
         return None
     return max(record["evidence"], key=lambda e: e["probs"][key])
+
+
+def closest_evidence(record: dict) -> dict | None:
+    """For a fact no sentence settles: the best-ranked sentence examined, so the answer can show what was checked
+    (quoted as not settling it) rather than nothing."""
+    return record["evidence"][0] if record["evidence"] else None

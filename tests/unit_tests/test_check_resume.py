@@ -20,7 +20,8 @@ CLAIM = "Cherie Currie and Steve Augeri were both American."
 def cli_home(tmp_path, monkeypatch, small_corpus):
     monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path))
     monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)  # keep pytest's own Ctrl-C handling
-    return ["--corpus", str(small_corpus), "--set", "max_iterations=1", "--set", "use_optimized_program=false"]
+    return ["--corpus", str(small_corpus), "--set", "max_iterations=1", "--set", "use_optimized_program=false",
+            "--set", "verifier=single"]
 
 
 def use_fake(monkeypatch, reply):

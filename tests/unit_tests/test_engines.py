@@ -63,7 +63,7 @@ def test_the_graph_runs_unchanged_on_the_external_engine(loaded, small_corpus, m
     lm, _ = fake_lm(answers())
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     code = cli.main.main(["check", CLAIM, "--set", f"retriever={FACTORY}", "--set", "max_iterations=1",
-                          "--set", "use_optimized_program=false", "--json", "--quiet"])
+                          "--set", "use_optimized_program=false", "--set", "verifier=single", "--json", "--quiet"])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     titles = {d["title"] for d in result["selected"]}

@@ -106,7 +106,8 @@ def test_the_bridge_step_follows_links_when_asked_without_the_kuzu_graph(graph, 
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     args = ["check", "Cherie Currie and Steve Augeri were both American.", "--corpus", str(graph), "--json",
             "--quiet", "--set", "use_optimized_program=false", "--set", "max_iterations=0",
-            "--set", "phase1_k=2", "--set", "phase2_k=1", "--set", "bridge_k=1"]  # leave documents to be linked
+            "--set", "phase1_k=2", "--set", "phase2_k=1", "--set", "bridge_k=1",  # leave documents to be linked
+            "--set", "verifier=single"]
     assert cli.main.main(args) == 0  # on by default (3)
     with_links = json.loads(capsys.readouterr().out)
     link_hops = [h for h in with_links["hops"] if h["step"] == "links"]

@@ -137,6 +137,10 @@ def test_a_contradicted_fact_is_corrected_from_the_evidence(monkeypatch, small_c
 def test_a_fact_no_document_settles_is_said_to_be_not_found(monkeypatch, small_corpus):
     _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("The Moon is made of cheese"))
     assert final["verdict"] == "INSUFFICIENT_INFO" and "Not found in the collection" in final["answer"]
+    closest = final["evidence"][0]  # what was checked is shown, quoted verbatim, and said not to settle it
+    assert final["facts"][0]["ref"] == closest["ref"] == 1
+    assert f'the closest sentence examined: {closest["title"]}: "{closest["sentence"]}" [1]' in final["answer"]
+    assert closest["sentence"] in {d["title"]: d["text"] for d in final["selected"]}[closest["title"]]
 
 
 def test_a_judge_that_keeps_failing_is_recorded_on_the_fact(monkeypatch, small_corpus):

@@ -23,7 +23,8 @@ def chat(monkeypatch, small_corpus):
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     app = build_graph().compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t1"}}
-    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 0, "top_k": 3}
+    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 0, "top_k": 3,
+           "verifier": "single"}
 
     def send(text: str):
         ran, final = [], None

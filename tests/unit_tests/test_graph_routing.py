@@ -29,7 +29,7 @@ def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> di
 def run(monkeypatch, corpus, reply: dict, **settings):
     lm, engine = fake_lm(reply)
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
-    ctx = {"corpus_path": str(corpus), "use_optimized_program": False, **settings}
+    ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "verifier": "single", **settings}
     updates = []
     final = None
     for mode, chunk in graph.stream({"claim": "Cherie Currie and Steve Augeri were both American."},
@@ -105,7 +105,7 @@ def test_a_second_claim_on_the_same_thread_starts_afresh(monkeypatch, small_corp
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     chat = build_graph().compile(checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "t1"}}
-    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 1}
+    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 1, "verifier": "single"}
     first = chat.invoke({"messages": [HumanMessage("Steve Augeri is American.")]}, thread, context=ctx)
     second = chat.invoke({"messages": [HumanMessage("Cherie Currie sang for The Runaways.")]}, thread, context=ctx)
     assert first["claim"] == "Steve Augeri is American."

@@ -35,7 +35,8 @@ def test_a_claim_that_is_only_an_instruction_is_refused():
 def test_the_model_never_sees_the_instruction_and_the_answer_says_it_was_ignored(monkeypatch, small_corpus):
     lm, _ = fake_lm(answers())
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
-    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 0}
+    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 0,
+           "verifier": "single"}
     final = graph.invoke({"claim": "Cherie Currie was American. " + INJECTION}, context=ctx)
     assert final["claim"] == "Cherie Currie was American."
     assert all("Ignore" not in hop["query"] for hop in final["hops"])

@@ -19,7 +19,8 @@ CLAIM = "Cherie Currie and Steve Augeri were both American."
 def run(monkeypatch, corpus, reply: dict, **settings) -> tuple[dict, list[str], list[dict]]:
     lm, engine = fake_lm(reply)
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
-    ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "max_iterations": 0, **settings}
+    ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "max_iterations": 0, "verifier": "single",
+           **settings}
     final, events = None, []
     for mode, chunk in graph.stream({"claim": CLAIM}, context=ctx, stream_mode=["values", "custom"]):
         if mode == "values":

@@ -44,7 +44,7 @@ def test_keys_in_the_environment_never_reach_checkpoints_logs_or_output(tmp_path
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     caplog.set_level("DEBUG")
     code = cli.main.main(["check", CLAIM, "--model", "openai/gpt-4o-mini", "--corpus", str(small_corpus),
-                          "--set", "max_iterations=1", "--set", "use_optimized_program=false", "--json"])
+                          "--set", "max_iterations=1", "--set", "use_optimized_program=false", "--set", "verifier=single", "--json"])
     assert code == 0
     out = capsys.readouterr()
     assert SECRET not in out.out + out.err + caplog.text

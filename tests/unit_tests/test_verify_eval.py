@@ -111,7 +111,8 @@ def test_the_graphs_own_verify_node_is_a_verifier_too(tmp_path, capsys, monkeypa
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     out = tmp_path / "verify.jsonl"
-    assert cli.main.main(["eval-verify", "--systems", "claimhop", "--limit", "2", "--out", str(out)]) == 0
+    assert cli.main.main(["eval-verify", "--systems", "claimhop", "--limit", "2", "--out", str(out),
+                          "--set", "verifier=single"]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["system"] for r in rows] == ["claimhop@gold"] * 2
     assert all(r["verdict"] == "SUPPORTED" and r["confidence"] == 1.0 and r["degraded"] == [] for r in rows)
