@@ -13,9 +13,9 @@ import contextvars
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from collections.abc import Callable
 from typing import Any, Protocol, Self, TypeVar
 
 T = TypeVar("T")
@@ -109,7 +109,7 @@ class ModelTimeout(TimeoutError):
 def with_timeout(fn: Callable[[], T], seconds: float) -> T:
     """Run `fn` in a worker thread (with this context's settings) and give up after `seconds` of model work.
 
-    Time spent queued behind other runs' calls to the local model does not count (see lm.call_watch).
+    Time spent queued behind other runs' calls to the local model does not count (see CallWatch).
     llama.cpp cannot be interrupted mid-call; an abandoned call finishes in the background."""
     box: dict[str, Any] = {}
     done = threading.Event()
