@@ -158,8 +158,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     claims = _claims(args)
     out = Path(args.out)
+    earlier = earlier_run(Path(args.against), claims, _system_names(args)) if args.against else None
     if args.report_only:
-        return report_eval(out, claims, _system_names(args), Path(args.plot) if args.plot else None)
+        return report_eval(out, claims, _system_names(args), Path(args.plot) if args.plot else None, earlier)
     stop_at_once_on_ctrl_c()
     settings = _settings(args)
     ctx = Context.from_any(settings)
@@ -169,7 +170,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     ).hexdigest()[:16]
     systems = make_systems(_system_names(args), settings)
     rows = run_eval(claims, systems, out, fingerprint)
-    write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims")
+    write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims", earlier)
     return 0
 
 
@@ -181,22 +182,36 @@ def with_lines(table: str, lines: list[str]) -> str:
     return table + ("\n\n" + "\n".join(lines) if lines else "")
 
 
-def write_eval_report(rows: list[dict], out: Path, plot_path: Path | None, scope: str) -> None:
+def earlier_run(path: Path, claims: list[dict], systems: list[str]) -> tuple[str, list[dict]]:
+    """--against: the rows of an earlier run (its own code and settings) of the systems both runs have."""
+    from evaluation.runner import rows_in
+
+    present = {row.get("system") for row in rows_in(path)}
+    shared = [s for s in systems if s in present]
+    if not shared:
+        raise UsageError(f"--against {path}: no rows of {', '.join(systems)} there")
+    return str(path), recorded_rows(path, claims, shared, "eval")[0]
+
+
+def write_eval_report(rows: list[dict], out: Path, plot_path: Path | None, scope: str,
+                      earlier: tuple[str, list[dict]] | None = None) -> None:
     """Print the table, and write it beside the rows file (.md) with its plot (.png)."""
-    from evaluation.report import plot, recall_comparison, render_table, summarize
+    from evaluation.report import plot, recall_comparison, render_table, run_comparison, summarize
 
     summary = summarize(rows)
-    table = with_lines(render_table(summary), recall_comparison(rows))
+    lines = recall_comparison(rows) + (run_comparison(rows, earlier[1], earlier[0]) if earlier else [])
+    table = with_lines(render_table(summary), lines)
     print(table)
     write_text(out.with_suffix(".md"), table + "\n")
     picture = plot(summary, plot_path or out.with_suffix(".png"))
     print(f"\nrows: {out}  table: {out.with_suffix('.md')}  plot: {picture}  ({scope})")
 
 
-def report_eval(out: Path, claims: list[dict], systems: list[str], plot_path: Path | None) -> int:
+def report_eval(out: Path, claims: list[dict], systems: list[str], plot_path: Path | None,
+                earlier: tuple[str, list[dict]] | None = None) -> int:
     """--report-only: table and plot from the rows already recorded, no model, no run (e.g. mid-run)."""
     rows, scope = recorded_rows(out, claims, systems, "eval")
-    write_eval_report(rows, out, plot_path, scope)
+    write_eval_report(rows, out, plot_path, scope, earlier)
     return 0
 
 
@@ -369,6 +384,9 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
     evaluate.add_argument("--report-only", action="store_true",
                           help="no run: table and plot from the rows already in --out (claims every system finished)")
+    evaluate.add_argument("--against", metavar="EARLIER.jsonl",
+                          help="an earlier results file: each system is compared claim by claim with its rows there "
+                               "(e.g. before and after `claimhop optimize`), with the exact McNemar p")
     evaluate.set_defaults(func=cmd_eval)
     verify = sub.add_parser("eval-verify", help="verdict accuracy, macro-F1 and calibration of each verifier on gold and retrieved documents, resumable")
     verify.add_argument("--systems", default="majority,single,facts,claimhop",

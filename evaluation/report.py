@@ -56,6 +56,23 @@ def recall_comparison(rows: list[dict]) -> list[str]:
     return paired_comparison(correct, "claimhop", "all gold titles found")
 
 
+def run_comparison(rows: list[dict], earlier: list[dict], earlier_name: str) -> list[str]:
+    """Each system of this run against the same system in an earlier run, claim by claim: whether a change (a
+    setting, an optimised program, new code) found all gold titles for more claims, or only moved them around."""
+    def by_claim(which: list[dict], system: str, right) -> dict[str, bool]:
+        return {r["uid"]: right(r) for r in which if r["system"] == system and right(r) is not None}
+
+    def verdict_right(row: dict) -> bool | None:
+        return label_of(row["verdict"]) == row["label"] if row.get("verdict") and row.get("label") else None
+
+    lines = []
+    for system in dict.fromkeys(row["system"] for row in rows):
+        for what, right in (("all gold titles found", lambda r: r["recall@21"] == 1), ("verdict right", verdict_right)):
+            correct = {"this run": by_claim(rows, system, right), earlier_name: by_claim(earlier, system, right)}
+            lines += [f"{system}: {line}" for line in paired_comparison(correct, "this run", what)]
+    return lines
+
+
 def _mean(values: list[float]) -> float | None:
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None

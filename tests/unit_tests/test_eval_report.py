@@ -38,3 +38,26 @@ def test_report_only_names_a_system_the_run_never_had(tmp_path):
                              "--out", str(rows)], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2 and "no rows of system(s) dense" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_against_compares_each_system_with_the_same_system_of_an_earlier_run_claim_by_claim(tmp_path):
+    """Before and after a change (e.g. `claimhop optimize`): which claims each run gets that the other does not."""
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("".join(json.dumps({"uid": u, "claim": f"claim {u}", "supporting_titles": ["A", "B"],
+                                          "num_hops": 2, "label": "SUPPORTED"}) + "\n" for u in ("c1", "c2", "c3")))
+    now, before = tmp_path / "now.jsonl", tmp_path / "before.jsonl"
+    now.write_text("".join(json.dumps(r) + "\n" for r in [
+        _row("claimhop", "c1", 1.0), _row("claimhop", "c2", 1.0), _row("claimhop", "c3", 0.0)]))
+    before.write_text("".join(json.dumps(r) + "\n" for r in [
+        {**_row("claimhop", "c1", 0.0, "old"), "verdict": "SUPPORTED"}, _row("claimhop", "c2", 0.0, "old"),
+        _row("claimhop", "c3", 1.0, "old"), _row("bm25", "c1", 1.0, "old")]))
+    command = [sys.executable, "-m", "cli.main", "eval", "--report-only", "--claims", str(claims), "--systems",
+               "claimhop", "--out", str(now)]
+    result = subprocess.run([*command, "--against", str(before)], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert (f"claimhop: this run vs {before} on the same 3 claims: all gold titles found only for this run 2, "
+            f"only for {before} 1 (exact McNemar p = 1)") in result.stdout
+    assert "verdict right" not in result.stdout  # this run recorded no verdicts: nothing to pair
+    missing = subprocess.run([*command, "--systems", "dense", "--against", str(before)], capture_output=True,
+                             text=True, timeout=120, check=False)
+    assert missing.returncode == 2 and "no rows of dense there" in missing.stderr and "Traceback" not in missing.stderr
