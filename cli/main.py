@@ -35,12 +35,29 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     return settings
 
 
+def preflight(settings: dict[str, Any]) -> Any:
+    """The run's settings, with everything they name checked before a thread is recorded or the model loads:
+    the corpus file, the optimised program, a retriever or re-ranker given as package.module:function."""
+    from nodes.program import program_file
+    from retrieval.corpus import load_corpus
+    from retrieval.engines import load_factory
+    from state.context import Context
+
+    ctx = Context.from_any(settings)
+    if ctx.corpus_path:
+        load_corpus(ctx.corpus_path)
+    program_file(ctx.use_optimized_program, ctx.program_path)
+    if ctx.retriever:
+        load_factory(ctx.retriever)
+    if ctx.reranker not in {"", "lm"}:
+        load_factory(ctx.reranker, what="reranker")
+    return ctx
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from cli.durable import durable_checks, thread_config
     from cli.render import render_event
-    from retrieval.corpus import load_corpus
     from retrieval.service import get_retriever
-    from state.context import Context
     from state.validation import validate_claim
 
     if (args.claim is None) == (args.resume is None):
@@ -55,11 +72,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             values, finished, settings = {}, False, _settings(args)
             payload = {"claim": validate_claim(args.claim)}
-            Context.from_any(settings)  # bad settings fail before a thread is recorded
+        ctx = preflight(settings)  # bad settings, corpus or program fail before a thread is recorded
+        if not args.resume:
             thread_id = checks.start(settings)
-        ctx = Context.from_any(settings)
-        if ctx.corpus_path:
-            load_corpus(ctx.corpus_path)  # fail fast, before the model loads, on a bad corpus file
         print(f"thread {thread_id}: if this check is interrupted, finish it with "
               f"`claimhop check --resume {thread_id}`", file=sys.stderr)
         started = time.perf_counter()
@@ -98,6 +113,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise UsageError("give the corpus once: as CORPUS or as --corpus")
     stop_at_once_on_ctrl_c()
     corpus = corpus_file(args.corpus_file or args.corpus or BUNDLED_CORPUS)
+    if args.pgvector:
+        pgvector_target(args.collection)  # before the build: a missing or unreachable database fails at once
     started = time.perf_counter()
     folder = Path(args.index_dir).expanduser() if args.index_dir else None
     indexes = open_indexes(corpus, rebuild=args.rebuild, folder=folder, index_type=args.index_type)
@@ -107,23 +124,37 @@ def cmd_index(args: argparse.Namespace) -> int:
 
         report["entity_graph"] = build_entity_graph(corpus, folder)
     if args.pgvector:
-        import os
+        from retrieval.pgvector_store import load_into_pgvector
 
-        from retrieval.pgvector_store import ENV_URL, load_into_pgvector
-
-        url = os.environ.get(ENV_URL, "")
-        if not url:
-            raise UsageError(f"--pgvector loads into the database at {ENV_URL}; set that environment variable")
-        report["pgvector"] = load_into_pgvector(corpus.path, url, args.collection, index_dir=folder)
+        report["pgvector"] = load_into_pgvector(corpus.path, pgvector_target(args.collection), args.collection,
+                                                index_dir=folder)
     print(json.dumps(report, indent=2))
     return 0
+
+
+def pgvector_target(collection: str) -> str:
+    """The database URL from the environment, checked by connecting to the collection."""
+    import os
+
+    from retrieval.pgvector_store import ENV_URL, vector_store
+
+    url = os.environ.get(ENV_URL, "")
+    if not url:
+        raise UsageError(f"--pgvector loads into the database at {ENV_URL}; set that environment variable")
+    vector_store(url, collection)
+    return url
 
 
 def _claims(args: argparse.Namespace) -> list[dict]:
     """The claims an eval command was asked for (--claims, --limit, --hops, --seed), never none."""
     from evaluation.data import DEV_CLAIMS, load_claims
 
-    hops = {int(h) for h in args.hops.split(",")} if args.hops else None
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {args.limit}")
+    try:
+        hops = {int(h) for h in _names(args.hops)} if args.hops else None
+    except ValueError:
+        raise UsageError(f"--hops expects hop counts such as 3 or 2,3, got {args.hops!r}") from None
     claims = load_claims(args.claims or DEV_CLAIMS, args.limit, hops, args.seed)
     if not claims:
         raise UsageError("no claims match the given options")
@@ -148,13 +179,23 @@ def code_digest() -> bytes:
     return digest.digest()
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
+def run_fingerprint(ctx: Any) -> str:
+    """What a results file's rows are keyed by: every setting as the run resolves it (so CLAIMHOP_* variables
+    count as much as --set), the optimised program and the code, so a resumed run never mixes two of them."""
+    import dataclasses
     import hashlib
 
+    from nodes.program import program_file
+
+    path = program_file(ctx.use_optimized_program, ctx.program_path)
+    program = path.read_bytes() if path else b""
+    settings = json.dumps(dataclasses.asdict(ctx), sort_keys=True, default=str).encode()
+    return hashlib.sha256(settings + hashlib.sha256(program).digest() + code_digest()).hexdigest()[:16]
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
     from evaluation.runner import run_eval
     from evaluation.systems import make_systems
-    from nodes.program import OPTIMIZED_PROGRAM
-    from state.context import Context
 
     claims = _claims(args)
     out = Path(args.out)
@@ -163,19 +204,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return report_eval(out, claims, _system_names(args), Path(args.plot) if args.plot else None, earlier)
     stop_at_once_on_ctrl_c()
     settings = _settings(args)
-    ctx = Context.from_any(settings)
-    program = OPTIMIZED_PROGRAM.read_bytes() if ctx.use_optimized_program and OPTIMIZED_PROGRAM.is_file() else b""
-    fingerprint = hashlib.sha256(
-        json.dumps(settings, sort_keys=True).encode() + hashlib.sha256(program).digest() + code_digest()
-    ).hexdigest()[:16]
+    fingerprint = run_fingerprint(preflight(settings))
     systems = make_systems(_system_names(args), settings)
     rows = run_eval(claims, systems, out, fingerprint)
     write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims", earlier)
     return 0
 
 
+def _names(listed: str) -> list[str]:
+    """A comma-separated option's names, each once, in the order given."""
+    return list(dict.fromkeys(name.strip() for name in listed.split(",") if name.strip()))
+
+
 def _system_names(args: argparse.Namespace) -> list[str]:
-    return [s.strip() for s in args.systems.split(",") if s.strip()]
+    names = _names(args.systems)
+    if not names:
+        raise UsageError("--systems names no system")
+    return names
 
 
 def with_lines(table: str, lines: list[str]) -> str:
@@ -245,8 +290,6 @@ def claims_with_retrieved_documents(claims: list[dict], retrieved: dict[str, lis
 
 
 def cmd_eval_verify(args: argparse.Namespace) -> int:
-    import hashlib
-
     from evaluation.verify_eval import (
         EVIDENCE_KINDS,
         SYSTEMS,
@@ -254,11 +297,10 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
         run_verify_eval,
     )
     from retrieval.corpus import BUNDLED_CORPUS, load_corpus
-    from state.context import Context
 
     stop_at_once_on_ctrl_c()
-    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    kinds = [k.strip() for k in args.evidence.split(",") if k.strip()]
+    systems = _names(args.systems)
+    kinds = _names(args.evidence)
     for name, chosen, known in (("verifier", systems, SYSTEMS), ("evidence", kinds, EVIDENCE_KINDS)):
         unknown = [c for c in chosen if c not in known]
         if unknown or not chosen:
@@ -270,9 +312,8 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
     retrieved = retrieved_titles(Path(args.retrieved_from) if args.retrieved_from else None)
     if "retrieved" in kinds:
         claims = claims_with_retrieved_documents(claims, retrieved, args.retrieved_from)
-    settings = _settings(args)
-    ctx = Context.from_any(settings)
-    fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode() + code_digest()).hexdigest()[:16]
+    ctx = preflight(_settings(args))
+    fingerprint = run_fingerprint(ctx)
     rows = run_verify_eval(claims, systems, kinds, load_corpus(ctx.corpus_path or BUNDLED_CORPUS), retrieved, ctx,
                            out, fingerprint)
     write_verify_report(rows, f"{len(claims)} claims", out)
@@ -332,18 +373,21 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_optimize(args: argparse.Namespace) -> int:
     from evaluation.optimize import optimize, training_examples
     from lm.provider import get_lm
+    from nodes.program import OPTIMIZED_PROGRAM
     from retrieval.service import get_retriever
-    from state.context import Context
 
     stop_at_once_on_ctrl_c()
     if args.train < 2:
         raise UsageError("--train must be at least 2")
-    if not args.out.endswith(".json"):
+    out = Path(args.out) if args.out else OPTIMIZED_PROGRAM
+    if out.suffix != ".json":
         raise UsageError("--out must be a .json file (programs are saved as JSON, never pickled)")
-    ctx = Context.from_any(_settings(args))
+    ctx = preflight(_settings(args))
     manifest = optimize(get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None), get_lm(ctx.model), ctx,
-                        training_examples(args.train, args.seed), Path(args.out), args.demos)
+                        training_examples(args.train, args.seed), out, args.demos)
     print(json.dumps(manifest, indent=2))
+    if out.resolve() != OPTIMIZED_PROGRAM:
+        print(f"runs load it with --set program_path={out}", file=sys.stderr)
     return 0
 
 
@@ -367,7 +411,7 @@ def parser() -> argparse.ArgumentParser:
     index.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw", "ivfpq"],
                        help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
     index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
-    index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) used by the link_articles setting")
+    index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) for retrieval.synthesis; the graph's link following (link_articles) does not need it")
     index.add_argument("--pgvector", action="store_true", help="also load the corpus into PostgreSQL + pgvector at CLAIMHOP_PG_URL (read from the environment so the password is never on a command line)")
     index.add_argument("--collection", default="claimhop", help="pgvector collection name (default claimhop)")
     index.set_defaults(func=cmd_index)
@@ -419,7 +463,8 @@ def parser() -> argparse.ArgumentParser:
     opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")
     opt.add_argument("--seed", type=int, default=0, help="seed of the training sample")
     opt.add_argument("--demos", type=int, default=2, help="bootstrapped demos per step (default 2)")
-    opt.add_argument("--out", default="optimized/claimhop_program.json", help="where the program is saved")
+    opt.add_argument("--out", help="where the program is saved (default: the project's optimized/claimhop_program.json, which "
+                          "runs load at start); a program saved elsewhere is used with --set program_path=FILE")
     opt.add_argument("--model", help="'local' (default) or a dspy.LM model name")
     opt.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     opt.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings used by the hops")

@@ -15,15 +15,18 @@ from evaluation.systems import SystemFn, timed
 
 
 def rows_in(path: Path) -> list[dict]:
-    """Every row of a results file; a torn last line (crash mid-write) is ignored."""
+    """Every result row of a results file; a torn last line (crash mid-write), or any line that is not a row
+    with a system and a claim uid, is ignored."""
     if not path.is_file():
         return []
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if isinstance(row, dict) and "system" in row and "uid" in row:
+            rows.append(row)
     return rows
 
 
@@ -37,7 +40,7 @@ def recorded_run(path: Path, claims: list[dict], systems: list[str], command: st
     `systems` has finished, so a report on a run still going (or frozen at other code) compares like with like."""
     rows = rows_in(path)
     if not rows:
-        raise ValueError(f"no results in {path}: run `{command} --out {path}` first")
+        raise ValueError(f"no result rows (with a system and a claim uid) in {path}: run `{command} --out {path}` first")
     fingerprint = Counter(row.get("fingerprint") for row in rows).most_common(1)[0][0]
     done = {(row["system"], row["uid"]): row for row in rows if row.get("fingerprint") == fingerprint}
     missing = [s for s in systems if not any(key[0] == s for key in done)]

@@ -64,6 +64,7 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
 
     from evaluation.baselines.diverse_coverage import DiverseCoverage
     from lm.provider import get_lm
+    from retrieval.service import get_retriever
     from state.context import Context
 
     ctx = Context.from_any(settings)

@@ -14,7 +14,7 @@ from langgraph.types import RetryPolicy
 
 from lm.call_watch import ModelTimeout, with_timeout  # noqa: F401 - re-exported: nodes and tests use them from here
 from lm.provider import get_lm
-from nodes.program import ClaimHopProgram, get_program
+from nodes.program import ClaimHopProgram, get_program, program_file
 from retrieval.fusion import Fusion
 from retrieval.rerank import make_reranker
 from retrieval.service import SearchEngine, get_retriever
@@ -55,7 +55,7 @@ def fusion_of(ctx: Context) -> Fusion:
 
 
 def program_for(ctx: Context) -> ClaimHopProgram:
-    return get_program(ctx.use_optimized_program)
+    return get_program(program_file(ctx.use_optimized_program, ctx.program_path))
 
 
 def emit(node: str, **payload: Any) -> None:

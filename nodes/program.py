@@ -40,11 +40,26 @@ _PROGRAMS: dict[str | None, ClaimHopProgram] = {}
 _LOCK = threading.Lock()
 
 
-def get_program(use_optimized: bool = True, path: Path = OPTIMIZED_PROGRAM) -> ClaimHopProgram:
-    """One program per process; the optimised one when it was saved and the setting allows it."""
+def program_file(use_optimized: bool = True, program_path: str = "") -> Path | None:
+    """The optimised program a run loads: `program_path` when given (it must exist: a typo must not silently
+    run the unoptimised program), else optimized/claimhop_program.json when saved; None when turned off."""
+    if not use_optimized:
+        return None
+    if not program_path:
+        return OPTIMIZED_PROGRAM if OPTIMIZED_PROGRAM.is_file() else None
+    path = Path(program_path).expanduser()
     if path.suffix != ".json":
+        raise ValueError(f"setting program_path: a program is read only from JSON (a .pkl can run code): {path}")
+    if not path.is_file():
+        raise ValueError(f"setting program_path: no program at {path} (save one with `claimhop optimize --out {path}`)")
+    return path
+
+
+def get_program(path: Path | None = None) -> ClaimHopProgram:
+    """One program per process and file: the one saved at `path` (see `program_file`), else the unoptimised one."""
+    if path is not None and path.suffix != ".json":
         raise ValueError(f"an optimised program is read only from JSON (a .pkl can run code): {path}")
-    key = str(path.resolve()) if use_optimized and path.is_file() else None
+    key = str(path.resolve()) if path is not None and path.is_file() else None
     with _LOCK:
         if key not in _PROGRAMS:
             program = ClaimHopProgram()

@@ -39,10 +39,17 @@ def sqlalchemy_url(url: str) -> str:
 
 
 def vector_store(url: str, collection: str = DEFAULT_COLLECTION):
+    """The collection, connected: an unreachable server or a database without pgvector is a clear error (one
+    line, without the URL and its password), not a driver traceback."""
     from langchain_postgres import PGVector
 
-    return PGVector(ClaimhopEmbeddings(), connection=sqlalchemy_url(url), embedding_length=DIM,
-                    collection_name=collection, use_jsonb=True)
+    connection = sqlalchemy_url(url)
+    try:
+        return PGVector(ClaimhopEmbeddings(), connection=connection, embedding_length=DIM,
+                        collection_name=collection, use_jsonb=True)
+    except Exception as err:  # noqa: BLE001 - the driver raises many kinds; each is bad configuration here
+        reason = str(err).replace(url, "<url>").replace(connection, "<url>").splitlines()[0][:300]
+        raise ValueError(f"cannot use the PostgreSQL database at {ENV_URL}: {reason}") from None
 
 
 def load_into_pgvector(corpus_path: str | Path | None, url: str, collection: str = DEFAULT_COLLECTION,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_type_hints
 
 from retrieval.fusion import Fusion
@@ -21,9 +21,10 @@ def _setting(default: Any, description: str, low: float | None = None, high: flo
     return field(default=default, metadata={"description": description, "min": low, "max": high})
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, init=False)
 class Context:
-    """How one claimhop run behaves. A field left at its default falls back to CLAIMHOP_<FIELD> in the environment."""
+    """How one claimhop run behaves. A setting not given falls back to CLAIMHOP_<FIELD> in the environment, then
+    to its default; one given explicitly always wins, even when it equals the default."""
 
     model: str = _setting(
         "local",
@@ -104,16 +105,30 @@ class Context:
         300.0, "Seconds one model call may take before it counts as failed (then retried or replaced).", 1, 3600
     )
     use_optimized_program: bool = _setting(
-        True, "Load the optimised DSPy program (optimized/claimhop_program.json) when it exists."
+        True, "Load the optimised DSPy program (optimized/claimhop_program.json, or program_path) when it exists."
+    )
+    program_path: str = _setting(
+        "", "An optimised DSPy program (.json) to load instead of optimized/claimhop_program.json, e.g. one "
+        "`claimhop optimize --out FILE` saved elsewhere; it must exist."
     )
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            env = os.environ.get(ENV_PREFIX + f.name.upper())
-            if env is not None and f.default is not MISSING and value == f.default:
-                value = _coerce(f.name, env, f.type)
-            setattr(self, f.name, _check(f, value))
+    def __init__(self, **given: Any) -> None:
+        known = {f.name: f for f in fields(self)}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise TypeError(f"unknown setting(s): {', '.join(unknown)}")
+        for name, f in known.items():
+            env = os.environ.get(ENV_PREFIX + name.upper())
+            if name in given:
+                value = given[name]
+            elif env is not None:
+                value = _coerce(name, env, f.type)
+            else:
+                value = f.default
+            setattr(self, name, _check(f, value))
+        self._check_combination()
+
+    def _check_combination(self) -> None:
         if self.bm25_weight == 0 and self.dense_weight == 0:
             raise ValueError("settings bm25_weight and dense_weight cannot both be 0 (hybrid search would rank nothing)")
         if self.reranker not in {"", "lm"} and not re.fullmatch(r"[\w.]+:\w+", self.reranker):

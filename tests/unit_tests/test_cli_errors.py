@@ -18,7 +18,14 @@ def claimhop(*args: str) -> subprocess.CompletedProcess:
      (["check", "A claim.", "--corpus", "/no/such/corpus.jsonl"], "corpus file not found"),
      (["check", "A claim.", "--set", "top_k=0"], "top_k"),
      (["check", "A claim.", "--set", "max_hops=3"], "max_hops"),
-     (["index", "--corpus", "/no/such/corpus.jsonl"], "corpus file not found")],
+     (["index", "--corpus", "/no/such/corpus.jsonl"], "corpus file not found"),
+     (["check", "A claim.", "--set", "program_path=/no/such/program.json"], "program_path: no program at"),
+     (["check", "A claim.", "--set", "retriever=no_such_module:make"], "retriever 'no_such_module:make' cannot be loaded"),
+     (["check", "A claim.", "--set", "reranker=no_such_module:make"], "reranker 'no_such_module:make' cannot be loaded"),
+     (["eval", "--report-only", "--systems", ","], "--systems names no system"),
+     (["eval", "--report-only", "--hops", "x"], "--hops expects hop counts"),
+     (["eval", "--report-only", "--limit", "-1"], "--limit must be at least 1"),
+     (["index", "--pgvector"], "set that environment variable")],
 )
 def test_bad_input_exits_2_with_one_line(args, problem):
     result = claimhop(*args)
@@ -51,3 +58,24 @@ def test_a_corpus_that_is_not_utf8_is_named(tmp_path):
     assert result.returncode == 2
     assert "cannot read corpus" in result.stderr and "latin1.jsonl" in result.stderr
     assert "utf-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_settings_record_no_thread(tmp_path):
+    """A check that fails on what its settings name leaves no thread behind to resume."""
+    import os
+    import sqlite3
+
+    env = {**os.environ, "CLAIMHOP_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "cli.main", "check", "A claim.", "--set", "program_path=/no.json"],
+                            capture_output=True, text=True, timeout=120, check=False, env=env)
+    assert result.returncode == 2 and "program_path" in result.stderr
+    database = tmp_path / "checkpoints.sqlite"
+    if database.exists():
+        assert sqlite3.connect(database).execute("SELECT count(*) FROM claimhop_runs").fetchone()[0] == 0
+
+
+def test_rows_that_are_not_results_are_named_not_a_traceback(tmp_path):
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"title": "A", "text": "not a result row"}\n')
+    result = claimhop("eval", "--report-only", "--out", str(other))
+    assert result.returncode == 2 and "no result rows" in result.stderr and "Traceback" not in result.stderr

@@ -18,6 +18,9 @@ def test_environment_fills_settings_left_at_default(monkeypatch):
     assert Context().max_iterations == 1
     assert Context().model == "openai/gpt-4o-mini"
     assert Context(max_iterations=0).max_iterations == 0
+    # A setting given explicitly wins even when it equals the default (`--set max_iterations=2`).
+    assert Context.from_any({"max_iterations": 2, "model": "local"}).max_iterations == 2
+    assert Context.from_any({"model": "local"}).model == "local"
 
 
 @pytest.mark.parametrize(

@@ -26,3 +26,16 @@ def test_selects_k_distinct_documents_preferring_high_coverage_scores(small_corp
     assert out.titles[0] == fused[7]  # the candidate the LM scored 10 jumps ahead of better-ranked ones
     assert out.lm_calls == 1 + 3  # one query call, then ceil(5 / 2) scoring rounds
     assert engine.calls.count("scores") == 3
+
+
+def test_the_eval_system_runs_the_baseline_on_the_run_corpus(small_corpus, monkeypatch):
+    """`claimhop eval --systems diverse-coverage`, as the eval builds it (fake LM: the wiring is under test)."""
+    import lm.provider as provider
+    from evaluation.systems import make_systems
+
+    fake, _ = fake_lm({"queries": {"queries": ["Steve Augeri singer", "Runaways lead singer", "Foxes film"]},
+                     "scores": {"scores": [10, 0, 0, 0, 0, 0, 0, 0, 0, 0]}})
+    monkeypatch.setattr(provider, "get_lm", lambda model: fake)
+    system = make_systems(["diverse-coverage"], {"corpus_path": str(small_corpus), "top_k": 5})["diverse-coverage"]
+    row = system("The Runaways' lead singer and Steve Augeri were American.")
+    assert len(set(row["titles"])) == 5 and row["queries"] and row["lm_steps"] >= 2

@@ -61,3 +61,18 @@ def test_against_compares_each_system_with_the_same_system_of_an_earlier_run_cla
     missing = subprocess.run([*command, "--systems", "dense", "--against", str(before)], capture_output=True,
                              text=True, timeout=120, check=False)
     assert missing.returncode == 2 and "no rows of dense there" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_rows_are_keyed_by_settings_as_resolved_so_an_environment_variable_starts_a_fresh_run(monkeypatch, tmp_path):
+    from cli.main import run_fingerprint
+    from state.context import Context
+
+    before = run_fingerprint(Context())
+    monkeypatch.setenv("CLAIMHOP_MAX_ITERATIONS", "0")
+    assert run_fingerprint(Context()) != before  # resuming would otherwise mix rows of two configurations
+    assert run_fingerprint(Context(max_iterations=2)) == before
+    program = tmp_path / "program.json"
+    program.write_text("{}")
+    first = run_fingerprint(Context(program_path=str(program)))
+    program.write_text('{"decompose": {}}')
+    assert run_fingerprint(Context(program_path=str(program))) != first  # the program's content counts too

@@ -7,7 +7,7 @@ import dspy
 from fakes import fake_lm
 
 from evaluation.optimize import optimize, pool_recall
-from nodes.program import ClaimHopProgram, get_program
+from nodes.program import ClaimHopProgram, get_program, program_file
 from retrieval.corpus import load_corpus
 from retrieval.index_store import build_indexes
 from retrieval.service import Retriever
@@ -27,7 +27,7 @@ def test_compiles_saves_and_loads(small_corpus, tmp_path):
     manifest = optimize(retriever, lm, Context(phase1_k=3, phase2_k=3), train, out, max_demos=2)
     assert manifest["train_pool_recall_before"] == 0.5  # "Nowhere Title" is not in the corpus
     assert sum(manifest["demos"].values()) >= 2  # the passing example became a demo of both steps
-    loaded = get_program(True, out)
+    loaded = get_program(program_file(True, str(out)))
     assert isinstance(loaded, ClaimHopProgram)
     assert len(loaded.decompose.demos) == 1 and loaded.decompose.demos[0]["claim"] == "Who sang for Journey?"
     assert json.loads(out.with_suffix(".manifest.json").read_text())["train"]["uids"] == ["a", "b"]

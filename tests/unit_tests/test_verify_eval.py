@@ -126,7 +126,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
     from types import SimpleNamespace
 
     import lm.provider
-    import nodes.program
+    import nodes.common
     import verification.pipeline
     from evaluation.verify_eval import facts_verdict
     from state.context import Context
@@ -135,7 +135,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
              SimpleNamespace(text="in 1970", entities=[]),
              SimpleNamespace(text="The  event was held in Argentina.", entities=["Argentina"])]
     program = SimpleNamespace(split_claim=lambda claim: SimpleNamespace(facts=split))
-    monkeypatch.setattr(nodes.program, "get_program", lambda use_optimized=True: program)
+    monkeypatch.setattr(nodes.common, "program_for", lambda ctx: program)
     monkeypatch.setattr(lm.provider, "get_lm", lambda model: None)
     seen = {}
 
