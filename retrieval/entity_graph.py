@@ -21,6 +21,7 @@ import tempfile
 import threading
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
@@ -36,6 +37,9 @@ from retrieval.title_mentions import (  # noqa: F401  (linkable: part of this mo
     sections_of,
     title_automaton,
 )
+
+if TYPE_CHECKING:
+    import ahocorasick
 
 GRAPH_DIR = "entity_graph.kuzu"
 GRAPH_META = "entity_graph.json"  # which corpus the graph was built from; written last
