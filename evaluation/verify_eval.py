@@ -144,9 +144,12 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
 
 
 def bootstrap_ci(pairs: list[tuple[str, str]], resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """95% percentile bootstrap interval of macro-F1 over claims."""
+    """95% percentile bootstrap interval of macro-F1 over claims. The pairs are sorted first, so the interval
+    depends on the verdicts alone, not on the order the rows were written in (a resumed run, or a report that
+    gathers rows in another order, gives the same interval)."""
     if not pairs:
         return (0.0, 0.0)
+    pairs = sorted(pairs)
     rng = random.Random(seed)
     scores = sorted(macro_f1([rng.choice(pairs) for _ in pairs]) or 0.0 for _ in range(resamples))
     return scores[int(0.025 * resamples)], scores[int(0.975 * resamples) - 1]

@@ -37,6 +37,7 @@ def test_intervals_contain_the_figure_and_the_summary_splits_by_hops():
             + [row("NOT_SUPPORTED", "SUPPORTED", 0.6, 3)])
     pairs = [(r["label"], r["predicted"]) for r in rows]
     low, high = bootstrap_ci(pairs)
+    assert bootstrap_ci(list(reversed(pairs))) == (low, high)  # the same verdicts in another order
     assert low <= macro_f1(pairs) <= high
     summary = summarize_verify(rows)["x@gold"]
     assert summary["groups"]["all"]["n"] == 10 and summary["groups"]["all"]["accuracy"] == 0.9
