@@ -8,10 +8,13 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from retrieval import offline  # noqa: F401  (offline flags before any Hugging Face import)
 from retrieval.atomic import write_text
+
+if TYPE_CHECKING:
+    from state.context import Context
 
 
 class UsageError(ValueError):
@@ -35,7 +38,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     return settings
 
 
-def preflight(settings: dict[str, Any]) -> Any:
+def preflight(settings: dict[str, Any]) -> Context:
     """The run's settings, with everything they name checked before a thread is recorded or the model loads:
     the corpus file, the optimised program, a retriever or re-ranker given as package.module:function."""
     from nodes.program import program_file
@@ -113,8 +116,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise UsageError("give the corpus once: as CORPUS or as --corpus")
     stop_at_once_on_ctrl_c()
     corpus = corpus_file(args.corpus_file or args.corpus or BUNDLED_CORPUS)
-    if args.pgvector:
-        pgvector_target(args.collection)  # before the build: a missing or unreachable database fails at once
+    # Before the build: a missing or unreachable database fails at once, not after the encoding.
+    pg_url = pgvector_target(args.collection) if args.pgvector else ""
     started = time.perf_counter()
     folder = Path(args.index_dir).expanduser() if args.index_dir else None
     indexes = open_indexes(corpus, rebuild=args.rebuild, folder=folder, index_type=args.index_type)
@@ -126,8 +129,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.pgvector:
         from retrieval.pgvector_store import load_into_pgvector
 
-        report["pgvector"] = load_into_pgvector(corpus.path, pgvector_target(args.collection), args.collection,
-                                                index_dir=folder)
+        report["pgvector"] = load_into_pgvector(corpus.path, pg_url, args.collection, index_dir=folder)
     print(json.dumps(report, indent=2))
     return 0
 
@@ -179,7 +181,7 @@ def code_digest() -> bytes:
     return digest.digest()
 
 
-def run_fingerprint(ctx: Any) -> str:
+def run_fingerprint(ctx: Context) -> str:
     """What a results file's rows are keyed by: every setting as the run resolves it (so CLAIMHOP_* variables
     count as much as --set), the optimised program and the code, so a resumed run never mixes two of them."""
     import dataclasses
@@ -199,13 +201,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     claims = _claims(args)
     out = Path(args.out)
-    earlier = earlier_run(Path(args.against), claims, _system_names(args)) if args.against else None
+    names = _system_names(args)
+    earlier = earlier_run(Path(args.against), claims, names) if args.against else None
     if args.report_only:
-        return report_eval(out, claims, _system_names(args), Path(args.plot) if args.plot else None, earlier)
+        return report_eval(out, claims, names, Path(args.plot) if args.plot else None, earlier)
     stop_at_once_on_ctrl_c()
     settings = _settings(args)
     fingerprint = run_fingerprint(preflight(settings))
-    systems = make_systems(_system_names(args), settings)
+    systems = make_systems(names, settings)
     rows = run_eval(claims, systems, out, fingerprint)
     write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims", earlier)
     return 0

@@ -56,10 +56,8 @@ def program_file(use_optimized: bool = True, program_path: str = "") -> Path | N
 
 
 def get_program(path: Path | None = None) -> ClaimHopProgram:
-    """One program per process and file: the one saved at `path` (see `program_file`), else the unoptimised one."""
-    if path is not None and path.suffix != ".json":
-        raise ValueError(f"an optimised program is read only from JSON (a .pkl can run code): {path}")
-    key = str(path.resolve()) if path is not None and path.is_file() else None
+    """One program per process and file: the one `program_file` chose (checked there), else the unoptimised one."""
+    key = str(path.resolve()) if path is not None else None
     with _LOCK:
         if key not in _PROGRAMS:
             program = ClaimHopProgram()
