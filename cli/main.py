@@ -207,8 +207,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return report_eval(out, claims, names, Path(args.plot) if args.plot else None, earlier)
     stop_at_once_on_ctrl_c()
     settings = _settings(args)
-    fingerprint = run_fingerprint(preflight(settings))
-    systems = make_systems(names, settings)
+    # a recall-only row has no verdict: never resumed as, or mixed with, a full run's row
+    fingerprint = run_fingerprint(preflight(settings)) + ("-recall" if args.recall_only else "")
+    systems = make_systems(names, settings, recall_only=args.recall_only)
     rows = run_eval(claims, systems, out, fingerprint)
     write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims", earlier)
     return 0
@@ -429,6 +430,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--model", help="'local' (default) or a dspy.LM model name")
     evaluate.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
+    evaluate.add_argument("--recall-only", action="store_true",
+                          help="stop claimhop after selection: recall@21 without paying for verdicts")
     evaluate.add_argument("--report-only", action="store_true",
                           help="no run: table and plot from the rows already in --out (claims every system finished)")
     evaluate.add_argument("--against", metavar="EARLIER.jsonl",

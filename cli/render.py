@@ -9,6 +9,10 @@ def render_event(event: dict[str, Any], out: TextIO) -> None:
     node, kind = event.get("node", "?"), event.get("event", "")
     if kind == "claim":
         print(f"[intake] claim: {event['claim']}", file=out)
+    elif kind == "documents":
+        print("[search_claim] first documents for the claim (the model is planning the hops meanwhile):", file=out)
+        for doc in event["documents"]:
+            print(f"    {doc['rank']}. {doc['title']}: {doc['snippet'][:100]}", file=out)
     elif kind == "sub_questions":
         print("[decompose] sub-questions:", file=out)
         for q in event["sub_questions"]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lm.provider import local_engine_stats
+from lm.usage import LEDGER, usage_between
 
 SINGLE_QUERY_DEPTH = 50
 SystemFn = Callable[[str], dict[str, Any]]
@@ -37,19 +38,38 @@ def lm_use(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
     }
 
 
-def claimhop_system(settings: dict[str, Any]) -> SystemFn:
+def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]:
+    """The graph's final state; with `recall_only`, the state as soon as selection has run (no verdict is paid
+    for: leaving the stream stops the run)."""
     from graph import graph
+
+    if not recall_only:
+        return graph.invoke({"claim": claim}, context=ctx)
+    state: dict[str, Any] = {}
+    for state in graph.stream({"claim": claim}, context=ctx, stream_mode="values"):
+        if "selected" in state:
+            break
+    return state
+
+
+def claimhop_system(settings: dict[str, Any], recall_only: bool = False) -> SystemFn:
     from state.context import Context
 
+    from nodes.common import get_lm, retriever_for
+
     ctx = Context.from_any(settings)
+    get_lm(ctx.model), retriever_for(ctx)  # loaded once here, so no claim's time includes loading them
 
     def run(claim: str) -> dict[str, Any]:
-        before = local_engine_stats()
-        state = graph.invoke({"claim": claim}, context=ctx)
+        before, ledger = local_engine_stats(), LEDGER.snapshot()
+        state = run_graph(claim, ctx, recall_only)
+        steps = usage_between(ledger, LEDGER.snapshot())
         return {
             "titles": [d["title"] for d in state["selected"]],
             "verdict": state.get("verdict"),
             **lm_use(before, local_engine_stats()),
+            "steps": steps,
+            "cache_hits": sum(s["asked"] - s["calls"] for s in steps.values()),
             "lm_steps": state.get("lm_calls", 0),
             "candidate_titles": list(dict.fromkeys(t for hop in state.get("hops", []) for t in hop["titles"])),
             "hops": state.get("hops", []),
@@ -84,14 +104,14 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
     return run
 
 
-def make_systems(names: list[str], settings: dict[str, Any]) -> dict[str, SystemFn]:
+def make_systems(names: list[str], settings: dict[str, Any], recall_only: bool = False) -> dict[str, SystemFn]:
     known: dict[str, Callable[[], SystemFn]] = {
         "bm25": lambda: single_query("bm25", settings),
         "dense": lambda: single_query("dense", settings),
         "hybrid": lambda: single_query("hybrid", settings),
         "hybrid-rerank": lambda: single_query("hybrid", settings, rerank=True),
         "diverse-coverage": lambda: diverse_coverage_system(settings),
-        "claimhop": lambda: claimhop_system(settings),
+        "claimhop": lambda: claimhop_system(settings, recall_only),
     }
     unknown = [n for n in names if n not in known]
     if unknown:

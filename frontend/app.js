@@ -2,10 +2,10 @@
 // run (stream modes values, messages-tuple, custom, updates) and shows every hop live. No dependencies.
 "use strict";
 
-const NODES = ["intake", "decompose", "early_gap", "dual_retrieval", "extract_entities", "bridge", "gap_loop",
+const NODES = ["intake", "search_claim", "decompose", "early_gap", "dual_retrieval", "extract_entities", "bridge", "gap_loop",
   "select_documents", "verify", "mitigate"];
 const LABELS = {
-  intake: "Read the claim", decompose: "Sub-questions", early_gap: "Early gap analysis",
+  intake: "Read the claim", search_claim: "First documents", decompose: "Sub-questions", early_gap: "Early gap analysis",
   dual_retrieval: "Dual-phase retrieval", extract_entities: "Entities in the documents",
   bridge: "Bridging entities", gap_loop: "Gap loop", select_documents: "Selection", verify: "Verify",
   mitigate: "Cited answer", follow_up: "Follow-up",
@@ -135,7 +135,7 @@ function setNodeState(node, state) {
   const item = timelineItem(node);
   if (!item) return;
   if (state === "done" && item.classList.contains("degraded")) return;
-  item.classList.remove("pending", "running", "done");
+  item.classList.remove("pending", "running", "done", "skipped");
   item.classList.add(state);
 }
 
@@ -156,6 +156,11 @@ function nodeFinished(node) {
     setNodeState(node, "done");
   }
   ui.nodeStarted = now;
+  if (node === "select_documents" && !timelineItem("gap_loop")?.dataset.runs) {
+    // the gap loop is entered only when a name of the claim has no document yet (or when asked to always run)
+    setNodeState("gap_loop", "skipped");
+    nodeDetail("gap_loop", "not needed: every name in the claim already has a document");
+  }
   if (node === "mitigate") return;
   let next = NODES[NODES.indexOf(node) + 1];
   // the conditional edges decide what follows bridge and each gap round; this is the likely next step
@@ -268,6 +273,10 @@ function handleCustom(e) {
   switch (`${e.node}/${e.event}`) {
     case "intake/claim": ui.mode = "check"; resetRun(e.claim); break;
     case "intake/follow_up": ui.mode = "follow_up"; break;
+    case "search_claim/documents":
+      show("plan-panel");
+      $("plan").append(listBlock("First documents for the claim", (e.documents || []).map((d) => d.title)) || "");
+      break;
     case "decompose/sub_questions":
       show("plan-panel");
       $("plan").append(listBlock("Sub-questions", e.sub_questions)); break;

@@ -1,4 +1,4 @@
-"""The claimhop StateGraph: decompose -> early gap -> dual retrieval -> entities -> bridge -> gap loop ->
+"""The claimhop StateGraph: search the claim -> decompose -> early gap -> dual retrieval -> entities -> bridge -> gap loop ->
 select -> verify -> mitigate; a follow-up question on a checked thread goes intake -> follow_up.
 Built once at import; `graph` is what langgraph.json serves."""
 
@@ -17,6 +17,7 @@ from nodes import (
     gap_loop,
     intake,
     mitigate,
+    search_claim,
     select_documents,
     verify,
 )
@@ -25,7 +26,7 @@ from state.context import Context
 from state.schema import InputState, OutputState, State
 
 NODE_ORDER = [
-    "intake", "decompose", "early_gap", "dual_retrieval", "extract_entities", "bridge", "gap_loop",
+    "intake", "search_claim", "decompose", "early_gap", "dual_retrieval", "extract_entities", "bridge", "gap_loop",
     "select_documents", "verify", "mitigate",
 ]
 
@@ -34,7 +35,7 @@ def build_graph() -> StateGraph:
     builder = StateGraph(State, input_schema=InputState, output_schema=OutputState, context_schema=Context)
     model_steps = {"decompose", "early_gap", "bridge", "gap_loop", "verify", "mitigate", "follow_up"}
     for name, node in [
-        ("intake", intake), ("decompose", decompose), ("early_gap", early_gap),
+        ("intake", intake), ("search_claim", search_claim), ("decompose", decompose), ("early_gap", early_gap),
         ("dual_retrieval", dual_retrieval), ("extract_entities", extract_entities), ("bridge", bridge),
         ("gap_loop", gap_loop), ("select_documents", select_documents), ("verify", verify),
         ("mitigate", mitigate), ("follow_up", follow_up),
@@ -42,6 +43,7 @@ def build_graph() -> StateGraph:
         builder.add_node(name, node, retry_policy=MODEL_RETRY if name in model_steps else None)
     builder.add_edge(START, "intake")
     builder.add_conditional_edges("intake", route_after_intake)
+    builder.add_edge("search_claim", "decompose")
     builder.add_edge("decompose", "early_gap")
     builder.add_edge("early_gap", "dual_retrieval")
     builder.add_edge("dual_retrieval", "extract_entities")

@@ -6,19 +6,28 @@ from typing import Literal
 
 from langgraph.runtime import Runtime
 
+from entities.coverage import uncovered_entities
+
 from state.context import Context
 from state.schema import State
 
 
-def route_after_intake(state: State) -> Literal["decompose", "follow_up"]:
+def route_after_intake(state: State) -> Literal["search_claim", "follow_up"]:
     """A follow-up question is answered from the thread's earlier check; anything else is a new check."""
-    return "follow_up" if state.get("turn") == "follow_up" else "decompose"
+    return "follow_up" if state.get("turn") == "follow_up" else "search_claim"
 
 
 def route_after_bridge(state: State, runtime: Runtime[Context]) -> Literal["gap_loop", "select_documents"]:
-    """Enter the gap loop unless it is turned off (max_iterations = 0)."""
+    """Enter the gap loop unless it is turned off (max_iterations = 0) or, with gap_loop_when=uncovered, every
+    name the claim gives already has a document about it or naming it (nothing for the loop's model call to find)."""
     ctx = Context.from_any(runtime.context)
-    return "gap_loop" if ctx.max_iterations > 0 else "select_documents"
+    if ctx.max_iterations == 0:
+        return "select_documents"
+    if ctx.gap_loop_when == "uncovered":
+        documents = state.get("candidates", {}).values()
+        if not uncovered_entities(state.get("claim_entities", []), documents):
+            return "select_documents"
+    return "gap_loop"
 
 
 def route_after_gap_loop(state: State, runtime: Runtime[Context]) -> Literal["gap_loop", "select_documents"]:

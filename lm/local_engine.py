@@ -7,16 +7,48 @@ shared by every node and every concurrent graph run.
 from __future__ import annotations
 
 import asyncio
+import os
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dspy.lm15 import Response, response_from_openai_chat, response_to_events
 
 from lm.call_watch import SerialModel
+from lm.usage import LEDGER
 
 # RAM for llama.cpp's prompt-state cache: a 600-token prompt of the 1.5B model takes ~17 MB, so this holds
 # every signature's prefix many times over while bounding memory.
 PROMPT_CACHE_MIB = 512
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """How llama.cpp runs the local model. Process-wide (one engine per process), so these come from the
+    environment (CLAIMHOP_LLM_<FIELD>), not from a run's settings. Defaults measured by `python -m
+    benchmarks.engine` (docs/speed.md): every core, flash attention and batch sizes as measured best."""
+
+    threads: int = 0  # 0: every core this process may use
+    n_batch: int = 2048
+    n_ubatch: int = 512
+    flash_attn: int = -1  # -1 auto, 0 off, 1 on
+    n_ctx: int = 4096
+
+    @classmethod
+    def from_env(cls) -> EngineOptions:
+        values: dict[str, int] = {}
+        for name in cls.__dataclass_fields__:
+            raw = os.environ.get(f"CLAIMHOP_LLM_{name.upper()}")
+            if raw is not None:
+                try:
+                    values[name] = int(raw)
+                except ValueError:
+                    raise ValueError(f"environment variable CLAIMHOP_LLM_{name.upper()}={raw!r} is not an integer") from None
+        return cls(**values)
+
+    def thread_count(self) -> int:
+        return self.threads if self.threads > 0 else max(1, len(os.sched_getaffinity(0)))
 
 
 class LocalModelError(RuntimeError):
@@ -37,12 +69,17 @@ class LlamaCppEngine:
     supports_response_schema = True
     supported_params = frozenset({"temperature", "max_tokens", "top_p", "stop", "seed", "response_format"})
 
-    def __init__(self, model_path: Path, n_ctx: int = 4096, threads: int = 2):
+    def __init__(self, model_path: Path, options: EngineOptions | None = None):
         import xllamacpp
 
+        options = options or EngineOptions.from_env()
+        threads = options.thread_count()
         params = xllamacpp.CommonParams()
         params.model.path = str(model_path)
-        params.n_ctx = n_ctx
+        params.n_ctx = options.n_ctx
+        params.n_batch = options.n_batch
+        params.n_ubatch = options.n_ubatch
+        params.flash_attn_type = xllamacpp.llama_flash_attn_type(options.flash_attn)
         params.n_parallel = 1
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
@@ -52,7 +89,8 @@ class LlamaCppEngine:
         params.cache_prompt = True
         params.cache_ram_mib = PROMPT_CACHE_MIB
         self.model_path = Path(model_path)
-        self.n_ctx = n_ctx
+        self.options = options
+        self.n_ctx = options.n_ctx
         self._server = xllamacpp.Server(params)
         self._lock = SerialModel()  # one call at a time; tells waiting calls' timeouts they are queued
         self.calls = 0
@@ -63,11 +101,16 @@ class LlamaCppEngine:
         """One OpenAI-style chat completion, serialised with every other call in the process."""
         body = {"temperature": 0.0, "cache_prompt": True, **body}
         with self._lock:
+            started = time.perf_counter()
             result = self._server.handle_chat_completions(body)
+            seconds = time.perf_counter() - started
             self.calls += 1
             usage = (result or {}).get("usage") or {}
             self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
             self.completion_tokens += int(usage.get("completion_tokens") or 0)
+            timings = (result or {}).get("timings") or {} if isinstance(result, dict) else {}
+            LEDGER.record(prompt=int(usage.get("prompt_tokens") or 0), output=int(usage.get("completion_tokens") or 0),
+                          cached=int(timings.get("cache_n") or 0), seconds=seconds)
         if not isinstance(result, dict) or "choices" not in result:
             message = result.get("error", result) if isinstance(result, dict) else result
             raise LocalModelError(f"local model returned no completion: {message}")

@@ -9,10 +9,11 @@ from nodes.follow_up import follow_up
 from nodes.gap_loop import gap_loop
 from nodes.intake import intake
 from nodes.mitigate import mitigate
+from nodes.search_claim import search_claim
 from nodes.select_documents import select_documents
 from nodes.verify import verify
 
 __all__ = [
     "bridge", "decompose", "dual_retrieval", "early_gap", "extract_entities", "follow_up", "gap_loop", "intake",
-    "mitigate", "select_documents", "verify",
+    "mitigate", "search_claim", "select_documents", "verify",
 ]

@@ -1,4 +1,5 @@
-"""Step 5: pick the bridging entities (DSPy PickBridgingEntities) and fetch their documents, title match first."""
+"""Step 5: pick the bridging entities (the entity ranking's best; with `bridge_pick=lm`, DSPy PickBridgingEntities
+interleaved with them), fetch their documents, title match first, and follow the best documents' links."""
 
 from __future__ import annotations
 
@@ -95,7 +96,7 @@ def bridge(state: State, runtime) -> dict:
     picked: list[str] = []
     calls = 0
     degraded = None
-    if shown and ctx.max_bridge_entities > 0:
+    if shown and ctx.max_bridge_entities > 0 and ctx.bridge_pick == "lm":
         program = program_for(ctx)
         result, degraded = call_lm(
             ctx,

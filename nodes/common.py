@@ -14,6 +14,7 @@ from langgraph.types import RetryPolicy
 
 from lm.call_watch import ModelTimeout, with_timeout  # noqa: F401 - re-exported: nodes and tests use them from here
 from lm.provider import get_lm
+from lm.usage import LEDGER, model_step
 from nodes.program import ClaimHopProgram, get_program, program_file
 from retrieval.fusion import Fusion
 from retrieval.rerank import make_reranker
@@ -98,25 +99,29 @@ def node_attempt() -> int:
 
 def call_lm(
     ctx: Context, node: str, step: Callable[[], T], fallback: Callable[[], T],
-    usable: Callable[[T], bool] = lambda _: True,
+    usable: Callable[[T], bool] = lambda _: True, cost_step: str | None = None,
 ) -> tuple[T, str | None]:
     """One DSPy call on the run's LM with JSON-schema output, bounded by `model_timeout_s`.
 
     A fault (an exception, a timeout, malformed or unusable output, a prompt beyond the context window) on an
     attempt before the last raises ModelStepFailed, so LangGraph's RetryPolicy reruns the node; on the last
     attempt the node's deterministic fallback is used. Returns the result and, when degraded, the reason (so
-    the answer can say which steps fell back).
+    the answer can say which steps fell back). The model's use is charged to `cost_step` (default: the node).
     """
     def ask() -> T:
+        LEDGER.asked()
         with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
             result = step()
         if not usable(result):
             raise EmptyModelOutput("the model's answer was empty or unusable")
         return result
 
+    if (cost_step or node) in ctx.steps_off():  # measuring the step's worth: its fallback, no model call
+        return fallback(), None
     attempt = node_attempt()
     try:
-        return with_timeout(ask, ctx.model_timeout_s), None
+        with model_step(cost_step or node):
+            return with_timeout(ask, ctx.model_timeout_s), None
     except Exception as err:
         reason = f"{node}: {type(err).__name__}: {str(err)[:200]}"
         if attempt < ctx.model_attempts:

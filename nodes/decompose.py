@@ -1,4 +1,5 @@
-"""Step 1: split the claim into sub-questions (DSPy DecomposeClaim)."""
+"""Step 1: split the claim into sub-questions (DSPy DecomposeClaim); with `planner=one_call`, one DSPy PlanClaim
+call also writes the early gap analysis's entities and queries, which the next node then only reads."""
 
 from __future__ import annotations
 
@@ -10,16 +11,40 @@ def decompose(state: State, runtime) -> dict:
     ctx = settings_of(runtime)
     claim = state["claim"]
     program = program_for(ctx)
+    if ctx.planner == "one_call":
+        return plan_in_one_call(claim, ctx, program)
     result, degraded = call_lm(
         ctx, "decompose", lambda: program.decompose(claim=claim).sub_questions, lambda: [claim],
         usable=lambda questions: bool(clean_list(questions, ctx.max_sub_questions)),
     )
     sub_questions = clean_list(result, ctx.max_sub_questions) or [claim]
+    return planned(sub_questions, None, degraded, 1)
+
+
+def plan_in_one_call(claim: str, ctx, program) -> dict:
+    """Sub-questions, entities and queries from one model call that reads the claim once."""
+    def ask():
+        out = program.plan(claim=claim)
+        return out.sub_questions, out.entities, out.queries
+
+    (questions, entities, queries), degraded = call_lm(
+        ctx, "decompose", ask, lambda: ([claim], [], [claim]),
+        usable=lambda out: bool(clean_list(out[0], 1)) and bool(clean_list(out[2], 1)), cost_step="plan",
+    )
+    sub_questions = clean_list(questions, ctx.max_sub_questions) or [claim]
+    gap = {"queries": clean_list(queries, ctx.max_gap_queries) or [claim], "entities": clean_list(entities, 8)}
+    return planned(sub_questions, gap, degraded, 1)
+
+
+def planned(sub_questions: list[str], gap: dict | None, degraded: str | None, calls: int) -> dict:
     emit("decompose", event="sub_questions", sub_questions=sub_questions, degraded=degraded)
     lines = "\n".join(f"- {q}" for q in sub_questions)
-    return {
+    update = {
         "sub_questions": sub_questions,
-        "lm_calls": 1,
+        "lm_calls": calls,
         "degraded": [degraded] if degraded else [],
         "messages": [say("decompose", f"Sub-questions:\n{lines}")],
     }
+    if gap is not None:
+        update["planned_gap"] = gap
+    return update

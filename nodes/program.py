@@ -14,6 +14,7 @@ from nodes.signatures import (
     ExplainVerdict,
     GapAnalysis,
     PickBridgingEntities,
+    PlanClaim,
     SplitClaim,
     VerifyClaim,
 )
@@ -26,6 +27,7 @@ class ClaimHopProgram(dspy.Module):
 
     def __init__(self) -> None:
         super().__init__()
+        self.plan = dspy.Predict(PlanClaim)  # decompose + early gap in one call (planner=one_call)
         self.decompose = dspy.Predict(DecomposeClaim)
         self.early_gap = dspy.Predict(EarlyGapAnalysis)
         self.bridge = dspy.Predict(PickBridgingEntities)

@@ -28,6 +28,18 @@ class EarlyGapAnalysis(dspy.Signature):
     queries: list[str] = dspy.OutputField(desc="1-3 search queries")
 
 
+class PlanClaim(dspy.Signature):
+    """Plan the search for a factual claim in one step. Write 2-3 short sub-questions that together cover the
+    claim, each naming its entity so one Wikipedia article can answer it; name the entities (people, works,
+    places, organisations) to look up, including ones the claim only describes; and write 1-3 search queries
+    for the facts that are hardest to find."""
+
+    claim: str = dspy.InputField(desc="the factual claim to check")
+    sub_questions: list[str] = dspy.OutputField(desc="2-3 self-contained questions, each naming its entity")
+    entities: list[str] = dspy.OutputField(desc="names of entities to look up")
+    queries: list[str] = dspy.OutputField(desc="1-3 search queries")
+
+
 class PickBridgingEntities(dspy.Signature):
     """Pick the entities from the candidates that link the parts of the claim: an entity the claim refers to only
     indirectly (for example 'the lead singer of the band'), or one that connects two things the claim mentions.

@@ -12,6 +12,7 @@ from nodes.common import (
     settings_of,
     with_timeout,
 )
+from lm.usage import LEDGER, model_step
 from state.context import Context
 from state.schema import Evidence, State
 from verification.ensemble import EnsembleRule
@@ -32,7 +33,7 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
         return any(str(getattr(f, "text", "")).strip() for f in facts or [])
 
     result, degraded = call_lm(ctx, "verify", lambda: program_for(ctx).split_claim(claim=state["claim"]).facts,
-                               list, usable=usable)
+                               list, usable=usable, cost_step="claim_split")
     return facts_from_split(result, state["claim"], state.get("claim_entities", [])), degraded
 
 
@@ -64,7 +65,9 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
     rule = EnsembleRule.from_settings(ctx)
 
     def judge(title: str, sentence: str, fact: str) -> dict[str, float]:
-        return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact), ctx.model_timeout_s)
+        with model_step("fact_judgements"):
+            LEDGER.asked()
+            return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact), ctx.model_timeout_s)
 
     result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence)
     failures = [r for r in result["facts"] if r["error"]]

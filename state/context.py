@@ -13,6 +13,8 @@ from retrieval.fusion import Fusion
 FUSION = Fusion()
 
 ENV_PREFIX = "CLAIMHOP_"
+# The graph's model steps that have a deterministic fallback (what `model_steps_off` may name).
+MODEL_STEPS = ("plan", "decompose", "early_gap", "bridge", "gap_loop", "claim_split", "verify", "mitigate")
 MAX_CLAIM_CHARS = 2000
 SECRET_NAME = re.compile(r"key|token|secret|passw|credential", re.IGNORECASE)
 
@@ -54,15 +56,27 @@ class Context:
         "slow: one call per document), or 'package.module:function' returning a LangChain BaseDocumentCompressor.",
     )
     rerank_depth: int = _setting(20, "Re-ranking: fused documents per query the re-ranker re-orders.", 2, 100)
+    planner: Literal["one_call", "two_calls"] = _setting(
+        "one_call", "How the search is planned: 'one_call' (one model call writes the sub-questions and the early gap "
+        "analysis's entities and queries) or 'two_calls' (decompose and early gap analysis ask the model apart)."
+    )
     max_sub_questions: int = _setting(3, "Sub-questions the claim is decomposed into (at most).", 1, 5)
     max_gap_queries: int = _setting(3, "Queries from the early gap analysis (at most).", 1, 5)
     phase1_k: int = _setting(18, "Documents retrieved for the sub-questions, in all (phase 1).", 1, 200)
     phase2_k: int = _setting(18, "Documents retrieved for the early gap queries, in all (phase 2).", 1, 200)
+    bridge_pick: Literal["lm", "ranking"] = _setting(
+        "ranking", "Who picks the bridging entities: 'ranking' (the entity ranking's best, no model call) or 'lm' "
+        "(the model picks from the ranking, interleaved with the ranking's best)."
+    )
     max_bridge_entities: int = _setting(5, "Bridging entities looked up (3-5 is typical).", 0, 10)
     bridge_k: int = _setting(5, "Documents per bridging entity (title match first, then search).", 1, 50)
     loop_queries: int = _setting(3, "New queries proposed by each gap-loop round.", 1, 5)
     loop_k: int = _setting(5, "Documents per gap-loop query.", 1, 50)
     max_iterations: int = _setting(2, "Gap-loop rounds at most (0 turns the loop off).", 0, 5)
+    gap_loop_when: Literal["uncovered", "always"] = _setting(
+        "uncovered", "When the gap loop runs: 'uncovered' (only when a name the claim gives has no document about it "
+        "or naming it; checked without a model call) or 'always' (the model judges what is missing every time)."
+    )
     link_articles: int = _setting(
         3, "Articles the bridge step adds by following links: those the 10 best documents so far name most "
         "often (0 turns it off).", 0, 20
@@ -98,6 +112,10 @@ class Context:
         "(0 keeps the rule's raw confidence).", 0, 20
     )
     evidence_sentences: int = _setting(8, "Evidence sentences shown to the verifier.", 1, 20)
+    model_steps_off: str = _setting(
+        "", "Model steps replaced by their deterministic fallback without asking the model, comma-separated (of "
+        f"{', '.join(MODEL_STEPS)}): what `python -m benchmarks.steps` measures each step's worth with."
+    )
     model_attempts: int = _setting(
         2, "Attempts at each model step (the node is retried by its RetryPolicy) before its fallback is used.", 1, 5
     )
@@ -131,8 +149,15 @@ class Context:
     def _check_combination(self) -> None:
         if self.bm25_weight == 0 and self.dense_weight == 0:
             raise ValueError("settings bm25_weight and dense_weight cannot both be 0 (hybrid search would rank nothing)")
+        unknown = sorted(set(self.steps_off()) - set(MODEL_STEPS))
+        if unknown:
+            raise ValueError(f"setting model_steps_off names no model step: {', '.join(unknown)}; "
+                             f"choose from {', '.join(MODEL_STEPS)}")
         if self.reranker not in {"", "lm"} and not re.fullmatch(r"[\w.]+:\w+", self.reranker):
             raise ValueError(f"setting reranker must be empty, 'lm' or 'package.module:function', got {self.reranker!r}")
+
+    def steps_off(self) -> list[str]:
+        return [name.strip() for name in self.model_steps_off.split(",") if name.strip()]
 
     @classmethod
     def from_any(cls, value: Context | dict | None) -> Context:

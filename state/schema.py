@@ -119,6 +119,7 @@ class OutputState(TypedDict, total=False):
 
 class State(InputState, OutputState, total=False):
     sub_questions: list[str]
+    planned_gap: dict[str, list[str]]  # planner=one_call: the gap queries and entities decompose already wrote
     facts_needed: list[str]
     gap_queries: list[str]
     claim_entities: list[str]

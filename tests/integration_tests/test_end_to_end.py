@@ -16,7 +16,9 @@ VERDICTS = {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
 def run():
     claim = hover_claim("0012d9a6")  # 3-hop: The Runaways' lead singer ... Foxes (soundtrack) ... Steve Augeri
     updates, events, final = [], [], None
-    for mode, chunk in graph.stream({"claim": claim["claim"]}, stream_mode=["updates", "custom", "values"]):
+    # every node of the design runs: the gap loop too, which by default is entered only for uncovered names
+    for mode, chunk in graph.stream({"claim": claim["claim"]}, context={"gap_loop_when": "always", "max_iterations": 1},
+                                    stream_mode=["updates", "custom", "values"]):
         if mode == "updates":
             updates.extend(chunk)
         elif mode == "custom":

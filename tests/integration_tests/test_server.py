@@ -44,7 +44,8 @@ async def stream_turn(url: str, thread_id: str | None, text: list | str, context
 @pytest.fixture(scope="module")
 def checked(server):
     """A claim sent as agent-chat-ui sends it (content blocks), on a new thread."""
-    return asyncio.run(stream_turn(server, None, [{"type": "text", "text": CLAIM}], {"max_iterations": 1}))
+    return asyncio.run(stream_turn(server, None, [{"type": "text", "text": CLAIM}],
+                                   {"max_iterations": 1, "gap_loop_when": "always"}))
 
 
 def test_a_chat_run_streams_every_node_in_order_and_ends_with_the_answer(checked):

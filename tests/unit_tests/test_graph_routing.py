@@ -10,11 +10,17 @@ import nodes.common
 from graph import NODE_ORDER, graph
 
 
+# The design's every model step: two planning calls, the model's bridge pick, the gap loop entered every time.
+FULL_DESIGN = {"planner": "two_calls", "bridge_pick": "lm", "gap_loop_when": "always"}
+
+
 def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> dict:
     """Replies keyed by an output field that identifies each signature ("entities" last: EarlyGapAnalysis
-    and GapAnalysis also have it, and are matched first by their own fields)."""
+    and GapAnalysis also have it, and are matched first by their own fields). The "sub_questions" reply serves
+    DecomposeClaim and PlanClaim (which also writes entities and queries) alike."""
     return {
-        "sub_questions": {"sub_questions": ["Who was the lead singer of The Runaways?", "Who is Steve Augeri?"]},
+        "sub_questions": {"sub_questions": ["Who was the lead singer of The Runaways?", "Who is Steve Augeri?"],
+                          "entities": ["Steve Augeri"], "queries": ["Foxes soundtrack film"]},
         "facts_needed": {"facts_needed": ["nationality of Steve Augeri"], "entities": ["Steve Augeri"],
                          "queries": ["Foxes soundtrack film"]},
         "missing": {"missing": [] if complete else ["who sang"], "entities": ["Cherie Currie"],
@@ -42,7 +48,7 @@ def run(monkeypatch, corpus, reply: dict, **settings):
 
 
 def test_every_node_runs_in_order_and_loop_stops_after_max_iterations(monkeypatch, small_corpus):
-    updates, final, _ = run(monkeypatch, small_corpus, answers(), max_iterations=2, top_k=5, loop_k=2)
+    updates, final, _ = run(monkeypatch, small_corpus, answers(), max_iterations=2, top_k=5, loop_k=2, **FULL_DESIGN)
     first_seen = list(dict.fromkeys(updates))
     assert first_seen == NODE_ORDER
     assert final["iteration"] <= 2
@@ -55,24 +61,45 @@ def test_every_node_runs_in_order_and_loop_stops_after_max_iterations(monkeypatc
 
 
 def test_loop_stops_when_analysis_says_complete(monkeypatch, small_corpus):
-    updates, final, _ = run(monkeypatch, small_corpus, answers(complete=True), max_iterations=3)
+    updates, final, _ = run(monkeypatch, small_corpus, answers(complete=True), max_iterations=3, **FULL_DESIGN)
     assert updates.count("gap_loop") == 1
     assert final["iteration"] == 1
 
 
+def test_by_default_one_call_plans_and_no_model_call_picks_bridges_or_finds_nothing_missing(monkeypatch, small_corpus):
+    updates, final, engine = run(monkeypatch, small_corpus, answers())
+    assert engine.calls.count("sub_questions") == 1  # one PlanClaim call for decompose and early gap
+    assert "facts_needed" not in engine.calls and "missing" not in engine.calls
+    assert "entities" not in engine.calls  # the bridge takes the entity ranking's best
+    assert final["gap_queries"] == ["Foxes soundtrack film"] and final["sub_questions"][1] == "Who is Steve Augeri?"
+    assert "gap_loop" not in updates  # both names of the claim already have documents
+    assert final["bridge_entities"]
+    assert [u for u in dict.fromkeys(updates)] == [n for n in NODE_ORDER if n != "gap_loop"]
+
+
+def test_the_gap_loop_runs_when_a_name_of_the_claim_has_no_document(monkeypatch, small_corpus):
+    lm, engine = fake_lm(answers(complete=True))
+    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
+    final = graph.invoke({"claim": "Cherie Currie and Quentin Zyxwvutsky were both American."}, context=ctx)
+    assert engine.calls.count("missing") == 1 and final["verdict"]
+
+
 def test_loop_is_skipped_when_turned_off(monkeypatch, small_corpus):
-    updates, _, engine = run(monkeypatch, small_corpus, answers(), max_iterations=0)
+    updates, _, engine = run(monkeypatch, small_corpus, answers(), max_iterations=0, gap_loop_when="always")
     assert "gap_loop" not in updates
     assert "missing" not in engine.calls
 
 
 def test_bridge_keeps_only_real_candidates(monkeypatch, small_corpus):
-    _, final, _ = run(monkeypatch, small_corpus, answers(), max_iterations=0, phase1_k=2, phase2_k=2)
+    _, final, engine = run(monkeypatch, small_corpus, answers(), max_iterations=0, phase1_k=2, phase2_k=2,
+                           bridge_pick="lm")
+    assert "entities" in engine.calls
     assert "Not A Candidate" not in final.get("bridge_entities", [])
 
 
 def test_hops_record_queries_and_titles(monkeypatch, small_corpus):
-    _, final, _ = run(monkeypatch, small_corpus, answers(), max_iterations=1)
+    _, final, _ = run(monkeypatch, small_corpus, answers(), max_iterations=1, **FULL_DESIGN)
     steps = {h["step"] for h in final["hops"]}
     assert {"phase1", "phase2", "gap_loop_1"} <= steps
     assert all(isinstance(h["titles"], list) and h["query"] for h in final["hops"])

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from fakes import fake_lm
-from test_graph_routing import answers
+from test_graph_routing import FULL_DESIGN, answers
 
 import nodes.common
 from graph import graph
@@ -20,7 +20,7 @@ def run(monkeypatch, corpus, reply: dict, **settings) -> tuple[dict, list[str], 
     lm, engine = fake_lm(reply)
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "max_iterations": 0, "verifier": "single",
-           **settings}
+           **FULL_DESIGN, **settings}
     final, events = None, []
     for mode, chunk in graph.stream({"claim": CLAIM}, context=ctx, stream_mode=["values", "custom"]):
         if mode == "values":

@@ -1,0 +1,144 @@
+"""Shared by the speed and step benchmarks: the committed dev sample, one configuration's run in a fresh process
+(its own DSPy cache, its own engine options), and the figures of a run's rows.
+
+Each configuration runs as `claimhop eval --systems claimhop` in a subprocess, so its rows are ordinary eval
+rows (resumable: a killed benchmark picks up where it stopped) and the engine options, which are per process,
+can differ between configurations."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluation.data import DEV_CLAIMS, load_claims
+from evaluation.report import macro_f1, mcnemar_exact
+from evaluation.runner import rows_in
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "benchmarks" / "samples" / "dev-40-seed0.jsonl"
+
+
+@dataclass(frozen=True)
+class Config:
+    """A named way to run the graph: run settings (`--set`) and engine options (environment variables)."""
+
+    name: str
+    settings: dict[str, object] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+# The defaults before the speed work (commit 8ecb944): two planning calls, the model's bridge pick, the gap loop
+# entered every time, llama.cpp on 2 threads.
+PREVIOUS = Config("previous", {"planner": "two_calls", "bridge_pick": "lm", "gap_loop_when": "always"},
+                  {"CLAIMHOP_LLM_THREADS": "2"})
+NEW = Config("new")
+
+
+def stratified_sample(n: int = 40, seed: int = 0, path: Path = DEV_CLAIMS) -> list[dict]:
+    """`n` dev claims, seeded, with each hop count in proportion to its share of the dev set (at least one each)."""
+    claims = load_claims(path)
+    by_hops: dict[int, list[dict]] = defaultdict(list)
+    for claim in claims:
+        by_hops[claim["num_hops"]].append(claim)
+    rng = random.Random(seed)
+    quota = {h: max(1, round(n * len(group) / len(claims))) for h, group in by_hops.items()}
+    while sum(quota.values()) > n:
+        quota[max(quota, key=quota.get)] -= 1
+    keep = {c["uid"] for h, group in sorted(by_hops.items()) for c in rng.sample(group, quota[h])}
+    return [c for c in claims if c["uid"] in keep]
+
+
+def sample_file(n: int = 40, seed: int = 0) -> Path:
+    """The committed sample (written once; the file, not the code, is what later runs are compared on)."""
+    path = SAMPLE if (n, seed) == (40, 0) else ROOT / "benchmarks" / "samples" / f"dev-{n}-seed{seed}.jsonl"
+    if not path.is_file():
+        from retrieval.atomic import write_text
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text(path, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in stratified_sample(n, seed)))
+    return path
+
+
+def cache_for(out: Path) -> Path:
+    """The DSPy cache of the run whose rows are `out`, outside git: CLAIMHOP_HOME/bench-caches/<folder>/<rows>.
+    Created empty with the run, kept with it: a resumed run adds to it (other claims' prompts, so no claim of
+    the run is answered from it), and a later run can replay from it what it would ask again."""
+    from retrieval.settings_paths import cache_root
+
+    path = cache_root() / "bench-caches" / out.resolve().parent.name / out.stem
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def run_config(config: Config, claims: Path, out: Path, cache_dir: Path | None = None,
+               recall_only: bool = False) -> Path:
+    """Run (or resume) `config` on `claims`; rows go to `out`. Without `cache_dir`, the run's own cache
+    (`cache_for`), empty when the run starts, so every model call is really made and timed."""
+    cache = cache_dir or cache_for(out)
+    command = [sys.executable, "-m", "cli.main", "eval", "--systems", "claimhop", "--claims", str(claims),
+               "--out", str(out)]
+    for name, value in config.settings.items():
+        command += ["--set", f"{name}={value}"]
+    if recall_only:
+        command.append("--recall-only")
+    env = {**os.environ, "DSPY_CACHEDIR": str(cache), **config.env}
+    print(f"== {config.name}: {' '.join(command[2:])}  (DSPY_CACHEDIR={cache})", file=sys.stderr, flush=True)
+    subprocess.run(command, env=env, cwd=ROOT, check=True)
+    return out
+
+
+def claimhop_rows(path: Path) -> dict[str, dict]:
+    """The claimhop rows of a results file, by claim uid (the last row of a uid wins)."""
+    return {row["uid"]: row for row in rows_in(path) if row["system"] == "claimhop"}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def figures(rows: list[dict]) -> dict[str, float | None]:
+    """What the benchmarks print for one configuration's rows."""
+    seconds = [r["seconds"] for r in rows]
+    steps = [r.get("steps", {}) for r in rows]
+
+    def per_claim(field_name: str) -> float:
+        return statistics.mean(sum(s.get(field_name, 0) for s in step.values()) for step in steps)
+
+    three = [r for r in rows if r["num_hops"] == 3]
+    verdicts = [(r["label"], "SUPPORTED" if r.get("verdict") == "SUPPORTED" else "NOT_SUPPORTED")
+                for r in rows if r.get("verdict")]
+    return {
+        "claims": len(rows),
+        "median_s": statistics.median(seconds), "p90_s": percentile(seconds, 0.9),
+        "calls": per_claim("calls"), "prompt_tokens": per_claim("prompt_tokens"),
+        "output_tokens": per_claim("output_tokens"), "cached_tokens": per_claim("cached_tokens"),
+        "cache_hits": sum(r.get("cache_hits", 0) for r in rows),
+        "recall": statistics.mean(r["recall@21"] for r in rows),
+        "recall_3hop": statistics.mean(r["recall@21"] for r in three) if three else None,
+        "found_all": sum(r["recall@21"] == 1 for r in rows),
+        "macro_f1": macro_f1(verdicts) if verdicts else None,
+    }
+
+
+def paired(a: dict[str, dict], b: dict[str, dict], right) -> tuple[int, int, float]:
+    """Claims only `a` gets right, only `b` gets right (by `right(row)`), and the exact McNemar p."""
+    shared = [uid for uid in a if uid in b]
+    only_a = sum(right(a[u]) and not right(b[u]) for u in shared)
+    only_b = sum(right(b[u]) and not right(a[u]) for u in shared)
+    return only_a, only_b, mcnemar_exact(only_a, only_b)
+
+
+def verdict_right(row: dict) -> bool:
+    return ("SUPPORTED" if row.get("verdict") == "SUPPORTED" else "NOT_SUPPORTED") == row["label"]
+
+
+def all_gold(row: dict) -> bool:
+    return row["recall@21"] == 1

@@ -1,0 +1,91 @@
+"""Before and after: the same dev claims with the previous defaults and the new ones, in one invocation.
+
+    python -m benchmarks.speed                               # the committed 40-claim sample
+    python -m benchmarks.speed --claims hover_data/claims_dev.jsonl --out docs/results/speed/dev-169
+
+Each configuration runs in its own process with a fresh, empty DSPy cache that this command creates (so every
+model call is made and timed; the table reports the cache hits, which must be 0), one after the other: never
+run it beside another model job. Prints median and p90 seconds per claim, model calls, prompt and output
+tokens, recall@21 (overall and 3-hop), verdict macro-F1 and the ratio new/previous of each, with paired counts
+(exact McNemar) for recall and verdicts; writes the table (.md) and a plot (.png) beside the rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchmarks.runs import NEW, PREVIOUS, Config, all_gold, claimhop_rows, figures, paired, run_config, \
+    sample_file, verdict_right
+
+ROWS = [("median_s", "median s/claim", 1), ("p90_s", "p90 s/claim", 1), ("calls", "model calls/claim", 1),
+        ("prompt_tokens", "prompt tokens/claim", 0), ("output_tokens", "output tokens/claim", 0),
+        ("cached_tokens", "prompt tokens from llama.cpp's cache/claim", 0), ("cache_hits", "DSPy cache hits", 0),
+        ("recall", "recall@21", 3), ("recall_3hop", "recall@21, 3-hop", 3), ("found_all", "claims with every gold title", 0),
+        ("macro_f1", "verdict macro-F1", 3)]
+
+
+def fmt(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def table(before: Config, after: Config, old: dict, new: dict) -> str:
+    a, b = figures(list(old.values())), figures(list(new.values()))
+    lines = [f"| | {before.name} | {after.name} | {after.name} / {before.name} |", "|---|---|---|---|"]
+    for key, label, digits in ROWS:
+        ratio = f"{b[key] / a[key]:.2f}" if a[key] not in (None, 0) and b[key] is not None else "–"
+        lines.append(f"| {label} | {fmt(a[key], digits)} | {fmt(b[key], digits)} | {ratio} |")
+    for what, right in (("every gold title found", all_gold), ("verdict right", verdict_right)):
+        only_new, only_old, p = paired(new, old, right)
+        lines.append(f"\n{what}: only {after.name} {only_new}, only {before.name} {only_old} "
+                     f"(exact McNemar p = {p:.3g}, {len(new)} claims)")
+    return "\n".join(lines)
+
+
+def plot(before: Config, after: Config, old: dict, new: dict, path: Path) -> Path:
+    """Seconds per claim of both configurations, and where the new one's model time goes by step."""
+    from evaluation.figures import pyplot, save_png
+
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    left.boxplot([[r["seconds"] for r in old.values()], [r["seconds"] for r in new.values()]])
+    left.set_xticks([1, 2], [before.name, after.name])
+    left.set_ylabel("seconds per claim")
+    left.set_title(f"whole graph, {len(new)} dev claims")
+    for config, rows, offset in ((before, old, -0.2), (after, new, 0.2)):
+        steps: dict[str, float] = {}
+        for row in rows.values():
+            for step, use in row.get("steps", {}).items():
+                steps[step] = steps.get(step, 0.0) + use["seconds"] / len(rows)
+        names = sorted(steps)
+        right.barh([i + offset for i in range(len(names))], [steps[n] for n in names], height=0.4, label=config.name)
+        right.set_yticks(range(len(names)), names)
+    right.set_xlabel("model seconds per claim, by step")
+    right.legend()
+    fig.tight_layout()
+    return save_png(fig, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", help="claims JSONL (default: the committed 40-claim dev sample)")
+    parser.add_argument("--out", default="docs/results/speed/sample-40", help="folder for rows, table and plot")
+    args = parser.parse_args(argv)
+    claims = Path(args.claims) if args.claims else sample_file()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = {config.name: claimhop_rows(run_config(config, claims, out / f"{config.name}.jsonl"))
+            for config in (PREVIOUS, NEW)}
+    text = table(PREVIOUS, NEW, runs[PREVIOUS.name], runs[NEW.name])
+    print(text)
+    from retrieval.atomic import write_text
+
+    write_text(out / "speed.md", f"Claims: {claims}\n\n{text}\n")
+    picture = plot(PREVIOUS, NEW, runs[PREVIOUS.name], runs[NEW.name], out / "speed.png")
+    print(f"\ntable: {out / 'speed.md'}  plot: {picture}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
