@@ -35,9 +35,10 @@ class Config:
 
 
 # The defaults before the speed work (commit 8ecb944): two planning calls, the model's bridge pick, the gap loop
-# entered every time, llama.cpp on 2 threads.
-PREVIOUS = Config("previous", {"planner": "two_calls", "bridge_pick": "lm", "gap_loop_when": "always"},
-                  {"CLAIMHOP_LLM_THREADS": "2"})
+# entered every time, the model naming each fact's names, pretty-printed JSON replies, llama.cpp on 2 threads.
+PREVIOUS = Config("previous", {"planner": "two_calls", "bridge_pick": "lm", "gap_loop_when": "always",
+                               "fact_names": "asked"},
+                  {"CLAIMHOP_LLM_THREADS": "2", "CLAIMHOP_LLM_COMPACT_JSON": "0"})
 NEW = Config("new")
 
 

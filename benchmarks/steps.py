@@ -17,8 +17,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchmarks.runs import PREVIOUS, Config, all_gold, cache_for, claimhop_rows, figures, paired, run_config, \
-    sample_file
+from benchmarks.runs import (
+    PREVIOUS,
+    Config,
+    all_gold,
+    cache_for,
+    claimhop_rows,
+    figures,
+    paired,
+    run_config,
+    sample_file,
+)
 
 # (row label, cost steps in the rows' `steps`, the ablation's extra settings)
 STEPS = [
@@ -60,12 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     base = claimhop_rows(run_config(PREVIOUS, claims, baseline, cache, args.recall_only))
     base_fig = figures(list(base.values()))
     lines = [
-        f"Baseline: the previous defaults on {len(base)} claims ({claims}); recall@21 {fmt(base_fig['recall'])}, "
-        f"3-hop {fmt(base_fig['recall_3hop'])}, macro-F1 {fmt(base_fig['macro_f1'])}, median "
-        f"{base_fig['median_s']:.1f} s/claim, DSPy cache hits {base_fig['cache_hits']}.",
+        (f"Baseline: the previous defaults on {len(base)} claims ({claims}); recall@21 {fmt(base_fig['recall'])}, "
+         f"3-hop {fmt(base_fig['recall_3hop'])}, macro-F1 {fmt(base_fig['macro_f1'])}, median "
+         f"{base_fig['median_s']:.1f} s/claim, DSPy cache hits {base_fig['cache_hits']}."),
         "",
-        "| step | calls/claim | prompt tokens | output tokens | model s/claim | recall@21 without | 3-hop without | "
-        "macro-F1 without | every gold title: lost / gained (p) |",
+        ("| step | calls/claim | prompt tokens | output tokens | model s/claim | recall@21 without | 3-hop without | "
+         "macro-F1 without | every gold title: lost / gained (p) |"),
         "|---|---|---|---|---|---|---|---|---|",
     ]
     skipped = {"claim split", "fact judgements"} if args.recall_only else set()

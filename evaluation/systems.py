@@ -53,9 +53,8 @@ def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]
 
 
 def claimhop_system(settings: dict[str, Any], recall_only: bool = False) -> SystemFn:
-    from state.context import Context
-
     from nodes.common import get_lm, retriever_for
+    from state.context import Context
 
     ctx = Context.from_any(settings)
     get_lm(ctx.model), retriever_for(ctx)  # loaded once here, so no claim's time includes loading them

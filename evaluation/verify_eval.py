@@ -93,14 +93,13 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
     import dspy
 
     from lm.provider import get_lm
-    from nodes.common import program_for
-    from nodes.verify import facts_from_split
+    from nodes.verify import facts_from_split, splitter
     from verification.ensemble import EnsembleRule
     from verification.nli import judge_pair
     from verification.pipeline import check_facts
 
     with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
-        split = program_for(ctx).split_claim(claim=claim).facts
+        split = splitter(ctx)(claim=claim).facts
     facts = facts_from_split(split, claim, [])
     rule = EnsembleRule.from_settings(ctx)
     result = check_facts(facts, documents, lambda t, s, f: judge_pair(ctx.model, t, s, f), rule, ctx.fact_evidence)

@@ -7,7 +7,6 @@ from typing import Literal
 from langgraph.runtime import Runtime
 
 from entities.coverage import uncovered_entities
-
 from state.context import Context
 from state.schema import State
 

@@ -7,9 +7,12 @@ shared by every node and every concurrent graph run.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,7 @@ class EngineOptions:
     n_ubatch: int = 512
     flash_attn: int = -1  # -1 auto, 0 off, 1 on
     n_ctx: int = 4096
+    compact_json: int = 1  # 1: JSON replies without line breaks or indentation (fewer tokens to generate)
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -135,7 +139,11 @@ class LlamaCppEngine:
         if config.seed is not None:
             body["seed"] = config.seed
         if config.response_format:
-            body["response_format"] = _openai_response_format(config.response_format)
+            fmt = _openai_response_format(config.response_format)
+            if self.options.compact_json and fmt.get("type") == "json_schema":
+                body["grammar"] = compact_json_grammar(json.dumps(fmt["json_schema"]["schema"], sort_keys=True))
+            else:
+                body["response_format"] = fmt
         return body
 
     def complete(self, request) -> Response:
@@ -168,6 +176,21 @@ def bounded(schema: Any) -> Any:
     if out.get("type") == "string" and "enum" not in out:
         out.setdefault("maxLength", MAX_STRING)
     return out
+
+
+@lru_cache(maxsize=64)
+def compact_json_grammar(schema_json: str) -> str:
+    """llama.cpp's grammar for the schema, with the whitespace between JSON tokens limited to one optional space.
+
+    Left free, the model pretty-prints: a line break and indentation before every key and list item, tokens that
+    cost as much to generate as words (at ~13 generated tokens/s on 2 cores, a third of a reply's time)."""
+    import xllamacpp
+
+    grammar = xllamacpp.json_schema_to_grammar(schema_json)
+    compact, found = re.subn(r"(?m)^space ::= .*$", 'space ::= " "?', grammar)
+    if not found:  # a llama.cpp whose grammar has no `space` rule: keep its own
+        return grammar
+    return compact
 
 
 def _openai_response_format(fmt: dict) -> dict:

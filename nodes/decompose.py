@@ -1,5 +1,6 @@
 """Step 1: split the claim into sub-questions (DSPy DecomposeClaim); with `planner=one_call`, one DSPy PlanClaim
-call also writes the early gap analysis's entities and queries, which the next node then only reads."""
+call also names the entities to look up (the early gap analysis's entities and queries), which the next node
+then only reads."""
 
 from __future__ import annotations
 
@@ -22,17 +23,19 @@ def decompose(state: State, runtime) -> dict:
 
 
 def plan_in_one_call(claim: str, ctx, program) -> dict:
-    """Sub-questions, entities and queries from one model call that reads the claim once."""
+    """Sub-questions and the entities to look up from one model call that reads the claim once. The entities'
+    names are the early gap queries: a name finds its own article, which a sub-question may not."""
     def ask():
         out = program.plan(claim=claim)
-        return out.sub_questions, out.entities, out.queries
+        return out.sub_questions, out.entities
 
-    (questions, entities, queries), degraded = call_lm(
-        ctx, "decompose", ask, lambda: ([claim], [], [claim]),
-        usable=lambda out: bool(clean_list(out[0], 1)) and bool(clean_list(out[2], 1)), cost_step="plan",
+    (questions, entities), degraded = call_lm(
+        ctx, "decompose", ask, lambda: ([claim], []),
+        usable=lambda out: bool(clean_list(out[0], 1)), cost_step="plan",
     )
     sub_questions = clean_list(questions, ctx.max_sub_questions) or [claim]
-    gap = {"queries": clean_list(queries, ctx.max_gap_queries) or [claim], "entities": clean_list(entities, 8)}
+    entities = clean_list(entities, 8)
+    gap = {"queries": entities[: ctx.max_gap_queries] or [claim], "entities": entities}
     return planned(sub_questions, gap, degraded, 1)
 
 

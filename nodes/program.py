@@ -16,6 +16,7 @@ from nodes.signatures import (
     PickBridgingEntities,
     PlanClaim,
     SplitClaim,
+    SplitClaimWithNames,
     VerifyClaim,
 )
 
@@ -36,6 +37,7 @@ class ClaimHopProgram(dspy.Module):
         self.explain = dspy.Predict(ExplainVerdict)
         self.follow_up = dspy.Predict(AnswerFollowUp)
         self.split_claim = dspy.Predict(SplitClaim)
+        self.split_claim_with_names = dspy.Predict(SplitClaimWithNames)  # fact_names=asked
 
 
 _PROGRAMS: dict[str | None, ClaimHopProgram] = {}

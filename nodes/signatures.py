@@ -30,14 +30,12 @@ class EarlyGapAnalysis(dspy.Signature):
 
 class PlanClaim(dspy.Signature):
     """Plan the search for a factual claim in one step. Write 2-3 short sub-questions that together cover the
-    claim, each naming its entity so one Wikipedia article can answer it; name the entities (people, works,
-    places, organisations) to look up, including ones the claim only describes; and write 1-3 search queries
-    for the facts that are hardest to find."""
+    claim, each naming its entity so one Wikipedia article can answer it, and name the entities (people, works,
+    places, organisations) whose articles must be looked up, including ones the claim only describes."""
 
     claim: str = dspy.InputField(desc="the factual claim to check")
     sub_questions: list[str] = dspy.OutputField(desc="2-3 self-contained questions, each naming its entity")
     entities: list[str] = dspy.OutputField(desc="names of entities to look up")
-    queries: list[str] = dspy.OutputField(desc="1-3 search queries")
 
 
 class PickBridgingEntities(dspy.Signature):
@@ -75,13 +73,6 @@ class VerifyClaim(dspy.Signature):
     evidence_ids: list[int] = dspy.OutputField(desc="numbers n of the sentences the verdict rests on")
 
 
-class AtomicFact(BaseModel):
-    """One checkable statement of the claim and the names it mentions."""
-
-    text: str
-    entities: list[str]
-
-
 class SplitClaim(dspy.Signature):
     """Split the claim into its atomic facts: complete sentences, each with its own subject and verb, that can be
     checked on their own (repeat the name instead of "he", "it" or "the event"), which together say everything
@@ -90,6 +81,23 @@ class SplitClaim(dspy.Signature):
     Bangkok." Never a fragment such as "in 1970"."""
 
     claim: str = dspy.InputField()
+    facts: list[str] = dspy.OutputField(desc="1-5 atomic facts, each a complete sentence")
+
+
+class AtomicFact(BaseModel):
+    """One checkable statement of the claim and the names it mentions."""
+
+    text: str
+    entities: list[str]
+
+
+class SplitClaimWithNames(SplitClaim):
+    """Split the claim into its atomic facts: complete sentences, each with its own subject and verb, that can be
+    checked on their own (repeat the name instead of "he", "it" or "the event"), which together say everything
+    the claim says and nothing more. Example: "Chandgi Ram won a gold medal in 1970 at an event held in Bangkok."
+    -> "Chandgi Ram won a gold medal in 1970." and "The event where Chandgi Ram won gold in 1970 was held in
+    Bangkok." Never a fragment such as "in 1970"."""
+
     facts: list[AtomicFact] = dspy.OutputField(desc="1-5 atomic facts, each with the names it mentions")
 
 

@@ -3,6 +3,9 @@ evidence (DSPy VerifyClaim, `verifier=single`), or fact by fact with label proba
 
 from __future__ import annotations
 
+from entities.matching import mentions
+from entities.ner import extract_entities, unique
+from lm.usage import LEDGER, model_step
 from nodes.common import (
     call_lm,
     clean_list,
@@ -12,7 +15,7 @@ from nodes.common import (
     settings_of,
     with_timeout,
 )
-from lm.usage import LEDGER, model_step
+from retrieval.titles import normalize_title
 from state.context import Context
 from state.schema import Evidence, State
 from verification.ensemble import EnsembleRule
@@ -30,19 +33,32 @@ def numbered(evidence: list[Evidence]) -> list[str]:
 def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
     """The claim's atomic facts (DSPy SplitClaim); the whole claim as one fact when the model gives none."""
     def usable(facts) -> bool:
-        return any(str(getattr(f, "text", "")).strip() for f in facts or [])
+        return any(str(getattr(f, "text", f)).strip() for f in facts or [])
 
-    result, degraded = call_lm(ctx, "verify", lambda: program_for(ctx).split_claim(claim=state["claim"]).facts,
+    split = splitter(ctx)
+    result, degraded = call_lm(ctx, "verify", lambda: split(claim=state["claim"]).facts,
                                list, usable=usable, cost_step="claim_split")
     return facts_from_split(result, state["claim"], state.get("claim_entities", [])), degraded
 
 
+def splitter(ctx: Context):
+    """The program's SplitClaim predictor the settings choose (with or without the model naming each fact's names)."""
+    program = program_for(ctx)
+    return program.split_claim_with_names if ctx.fact_names == "asked" else program.split_claim
+
+
 def facts_from_split(split, claim: str, claim_entities: list[str]) -> list[dict]:
     """SplitClaim's output as the facts a check judges (at most 5, fragments joined); the whole claim when empty.
-    One place, so the eval measures exactly what the graph checks."""
-    facts = [{"text": " ".join(str(f.text).split()), "entities": clean_list(getattr(f, "entities", []), 8)}
-             for f in split or [] if str(getattr(f, "text", "")).strip()][:5]
-    return whole_facts(facts) or [{"text": claim, "entities": claim_entities}]
+    Each fact's names are found in its text (the claim's names it mentions, then NER), not asked of the model:
+    fewer tokens to generate, and no invented names. One place, so the eval measures what the graph checks."""
+    facts = [{"text": " ".join(str(getattr(f, "text", f)).split()), "entities": clean_list(getattr(f, "entities", []), 8)}
+             for f in split or []]
+    facts = whole_facts([f for f in facts if f["text"]][:5]) or [{"text": claim, "entities": []}]
+    for fact, found in zip(facts, extract_entities([f["text"] for f in facts], with_spans=True)):
+        if not fact["entities"]:  # fact_names=found, or the model gave none
+            named = [e for e in claim_entities if mentions(e, normalize_title(fact["text"]))]
+            fact["entities"] = clean_list(unique([*named, *found]), 8)
+    return facts
 
 
 def whole_facts(facts: list[dict]) -> list[dict]:

@@ -95,6 +95,10 @@ class Context:
         "facts", "How the verdict is reached: 'facts' (split into atomic facts, each judged against its own evidence "
         "with label probabilities, combined by rule) or 'single' (one model call over the evidence sentences)."
     )
+    fact_names: Literal["found", "asked"] = _setting(
+        "found", "Facts verifier: each fact's names (which pick its evidence sentences) are 'found' in its text (the "
+        "claim's names it mentions, then NER; no tokens to generate) or 'asked' of the model with the split."
+    )
     fact_evidence: int = _setting(3, "Facts verifier: evidence sentences judged per fact (one per document).", 1, 5)
     # The facts verifier's four numbers are fitted to the local model by `claimhop calibrate` on the 169 HoVer dev
     # claims with gold documents (docs/results/verify/calibration.json); refit them for another judge model.

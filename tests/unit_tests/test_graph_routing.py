@@ -71,7 +71,7 @@ def test_by_default_one_call_plans_and_no_model_call_picks_bridges_or_finds_noth
     assert engine.calls.count("sub_questions") == 1  # one PlanClaim call for decompose and early gap
     assert "facts_needed" not in engine.calls and "missing" not in engine.calls
     assert "entities" not in engine.calls  # the bridge takes the entity ranking's best
-    assert final["gap_queries"] == ["Foxes soundtrack film"] and final["sub_questions"][1] == "Who is Steve Augeri?"
+    assert final["gap_queries"] == ["Steve Augeri"] and final["sub_questions"][1] == "Who is Steve Augeri?"
     assert "gap_loop" not in updates  # both names of the claim already have documents
     assert final["bridge_entities"]
     assert [u for u in dict.fromkeys(updates)] == [n for n in NODE_ORDER if n != "gap_loop"]
