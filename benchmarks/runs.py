@@ -19,7 +19,7 @@ from pathlib import Path
 
 from evaluation.data import DEV_CLAIMS, load_claims
 from evaluation.report import macro_f1, mcnemar_exact
-from evaluation.runner import rows_in
+from evaluation.runner import recorded_run
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "benchmarks" / "samples" / "dev-40-seed0.jsonl"
@@ -95,9 +95,11 @@ def run_config(config: Config, claims: Path, out: Path, cache_dir: Path | None =
     return out
 
 
-def claimhop_rows(path: Path) -> dict[str, dict]:
-    """The claimhop rows of a results file, by claim uid (the last row of a uid wins)."""
-    return {row["uid"]: row for row in rows_in(path) if row["system"] == "claimhop"}
+def claimhop_rows(path: Path, claims: Path) -> dict[str, dict]:
+    """The claimhop rows of the run recorded in `path` (its most common fingerprint: never rows of older code or
+    other settings) for the claims of `claims`, by claim uid."""
+    rows, _ = recorded_run(path, load_claims(claims), ["claimhop"], "python -m benchmarks.speed")
+    return {row["uid"]: row for row in rows}
 
 
 def percentile(values: list[float], q: float) -> float:

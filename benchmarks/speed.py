@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     claims = Path(args.claims) if args.claims else sample_file()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    runs = {config.name: claimhop_rows(run_config(config, claims, out / f"{config.name}.jsonl"))
+    runs = {config.name: claimhop_rows(run_config(config, claims, out / f"{config.name}.jsonl"), claims)
             for config in (PREVIOUS, NEW)}
     text = table(PREVIOUS, NEW, runs[PREVIOUS.name], runs[NEW.name])
     print(text)

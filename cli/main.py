@@ -191,7 +191,10 @@ def run_fingerprint(ctx: Context) -> str:
 
     path = program_file(ctx.use_optimized_program, ctx.program_path)
     program = path.read_bytes() if path else b""
-    settings = json.dumps(dataclasses.asdict(ctx), sort_keys=True, default=str).encode()
+    from lm.local_engine import EngineOptions
+
+    engine = dataclasses.asdict(EngineOptions.from_env()) if ctx.model == "local" else {}
+    settings = json.dumps([dataclasses.asdict(ctx), engine], sort_keys=True, default=str).encode()
     return hashlib.sha256(settings + hashlib.sha256(program).digest() + code_digest()).hexdigest()[:16]
 
 
@@ -245,7 +248,13 @@ def earlier_run(path: Path, claims: list[dict], systems: list[str]) -> tuple[str
 def write_eval_report(rows: list[dict], out: Path, plot_path: Path | None, scope: str,
                       earlier: tuple[str, list[dict]] | None = None) -> None:
     """Print the table, and write it beside the rows file (.md) with its plot (.png)."""
-    from evaluation.report import plot, recall_comparison, render_table, run_comparison, summarize
+    from evaluation.report import (
+        plot,
+        recall_comparison,
+        render_table,
+        run_comparison,
+        summarize,
+    )
 
     summary = summarize(rows)
     lines = recall_comparison(rows) + (run_comparison(rows, earlier[1], earlier[0]) if earlier else [])
@@ -326,7 +335,12 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
 
 def write_verify_report(rows: list[dict], scope: str, out: Path) -> None:
     """Print the verifiers' table and comparisons, and write them beside the rows file with the reliability plot."""
-    from evaluation.verify_eval import reliability_plot, render_verify, summarize_verify, verdict_comparison
+    from evaluation.verify_eval import (
+        reliability_plot,
+        render_verify,
+        summarize_verify,
+        verdict_comparison,
+    )
 
     summary = summarize_verify(rows)
     table = with_lines(render_verify(summary), verdict_comparison(rows))

@@ -68,7 +68,8 @@ def claimhop_system(settings: dict[str, Any], recall_only: bool = False) -> Syst
             "verdict": state.get("verdict"),
             **lm_use(before, local_engine_stats()),
             "steps": steps,
-            "cache_hits": sum(s["asked"] - s["calls"] for s in steps.values()),
+            # served by DSPy's cache rather than the model (only the local engine reports what it served)
+            "cache_hits": sum(s["asked"] - s["calls"] for s in steps.values()) if ctx.model == "local" else None,
             "lm_steps": state.get("lm_calls", 0),
             "candidate_titles": list(dict.fromkeys(t for hop in state.get("hops", []) for t in hop["titles"])),
             "hops": state.get("hops", []),

@@ -92,6 +92,7 @@ def node_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, li
 def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
     import dspy
 
+    from entities.ner import extract_entities, unique
     from lm.provider import get_lm
     from nodes.verify import facts_from_split, splitter
     from verification.ensemble import EnsembleRule
@@ -100,7 +101,7 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
 
     with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
         split = splitter(ctx)(claim=claim).facts
-    facts = facts_from_split(split, claim, [])
+    facts = facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]))  # as early_gap
     rule = EnsembleRule.from_settings(ctx)
     result = check_facts(facts, documents, lambda t, s, f: judge_pair(ctx.model, t, s, f), rule, ctx.fact_evidence)
     return result["verdict"], result["confidence"], result["facts"]

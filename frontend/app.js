@@ -159,7 +159,8 @@ function nodeFinished(node) {
   if (node === "select_documents" && !timelineItem("gap_loop")?.dataset.runs) {
     // the gap loop is entered only when a name of the claim has no document yet (or when asked to always run)
     setNodeState("gap_loop", "skipped");
-    nodeDetail("gap_loop", "not needed: every name in the claim already has a document");
+    nodeDetail("gap_loop", Number($("max-iterations").value) === 0 ? "turned off"
+      : "not needed: every name in the claim already has a document");
   }
   if (node === "mitigate") return;
   let next = NODES[NODES.indexOf(node) + 1];

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from lm.usage import LEDGER
+
 TOP_TOKENS = 20
 
 
@@ -40,6 +42,7 @@ def grammar_for(labels: tuple[str, ...]) -> str:
 
 def classify_local(engine, system: str, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
     """One constrained call on the in-process llama.cpp engine: (label, probability of each label)."""
+    LEDGER.asked()  # straight to the engine, never through DSPy's cache
     reply = engine.chat({
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
         "grammar": grammar_for(labels), "max_tokens": 8, "temperature": 0.0,

@@ -12,7 +12,6 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,9 @@ class EngineOptions:
     n_ubatch: int = 512
     flash_attn: int = -1  # -1 auto, 0 off, 1 on
     n_ctx: int = 4096
-    compact_json: int = 1  # 1: JSON replies without line breaks or indentation (fewer tokens to generate)
+    # 1: JSON replies without line breaks or indentation. Off by default: measured on README's claim, the plan's
+    # reply grew from 80 to 92 tokens with it (the model wrote 5 sub-questions instead of 3), see docs/speed.md
+    compact_json: int = 0
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -52,7 +53,10 @@ class EngineOptions:
         return cls(**values)
 
     def thread_count(self) -> int:
-        return self.threads if self.threads > 0 else max(1, len(os.sched_getaffinity(0)))
+        if self.threads > 0:
+            return self.threads
+        usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+        return max(1, len(usable))
 
 
 class LocalModelError(RuntimeError):
@@ -96,6 +100,9 @@ class LlamaCppEngine:
         self.options = options
         self.n_ctx = options.n_ctx
         self._server = xllamacpp.Server(params)
+        self._xllamacpp = xllamacpp
+        # a build with llguidance turns JSON schemas into llguidance grammars, one without into GBNF
+        self._llguidance = xllamacpp.json_schema_to_grammar('{"type": "string"}').startswith("%llguidance")
         self._lock = SerialModel()  # one call at a time; tells waiting calls' timeouts they are queued
         self.calls = 0
         self.prompt_tokens = 0
@@ -141,7 +148,13 @@ class LlamaCppEngine:
         if config.response_format:
             fmt = _openai_response_format(config.response_format)
             if self.options.compact_json and fmt.get("type") == "json_schema":
-                body["grammar"] = compact_json_grammar(json.dumps(fmt["json_schema"]["schema"], sort_keys=True))
+                # the server's own response_format path pretty-prints whatever the schema says, so the grammar
+                # is sent as llguidance (the registry wheel) or GBNF (a build without llguidance) would write it
+                schema = fmt["json_schema"]["schema"]
+                if self._llguidance:
+                    body["grammar"] = "%llguidance {}\nstart: %json " + json.dumps(compact_schema(schema))
+                else:
+                    body["grammar"] = compact_gbnf(self._xllamacpp.json_schema_to_grammar(json.dumps(schema)))
             else:
                 body["response_format"] = fmt
         return body
@@ -178,19 +191,19 @@ def bounded(schema: Any) -> Any:
     return out
 
 
-@lru_cache(maxsize=64)
-def compact_json_grammar(schema_json: str) -> str:
-    """llama.cpp's grammar for the schema, with the whitespace between JSON tokens limited to one optional space.
+# Left free, the model pretty-prints JSON: a line break and indentation before every key and list item, tokens that
+# cost as much to generate as words (at ~13 generated tokens/s on 2 cores, a large share of a reply's time).
 
-    Left free, the model pretty-prints: a line break and indentation before every key and list item, tokens that
-    cost as much to generate as words (at ~13 generated tokens/s on 2 cores, a third of a reply's time)."""
-    import xllamacpp
 
-    grammar = xllamacpp.json_schema_to_grammar(schema_json)
+def compact_schema(schema: dict) -> dict:
+    """The schema with llguidance's option for compact JSON (no whitespace between tokens)."""
+    return {**schema, "x-guidance": {"whitespace_flexible": False}}
+
+
+def compact_gbnf(grammar: str) -> str:
+    """llama.cpp's GBNF for a schema with the whitespace between JSON tokens limited to one optional space."""
     compact, found = re.subn(r"(?m)^space ::= .*$", 'space ::= " "?', grammar)
-    if not found:  # a llama.cpp whose grammar has no `space` rule: keep its own
-        return grammar
-    return compact
+    return compact if found else grammar  # a grammar with no `space` rule: keep it as it is
 
 
 def _openai_response_format(fmt: dict) -> dict:

@@ -35,7 +35,8 @@ def _local_lm() -> dspy.LM:
     engine = LlamaCppEngine(gguf_path(QWEN_CODER_1_5B))
     _ENGINES[LOCAL] = engine
     return dspy.LM(
-        f"local/{QWEN_CODER_1_5B.name}@{QWEN_CODER_1_5B.sha256[:12]}",
+        # DSPy's cache keys on this name: the grammar's JSON layout changes replies, so it is part of it
+        f"local/{QWEN_CODER_1_5B.name}@{QWEN_CODER_1_5B.sha256[:12]}{'' if engine.options.compact_json else '+freejson'}",
         engine=engine,
         async_engine=AsyncLlamaCppEngine(engine),
         temperature=0.0,

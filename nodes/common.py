@@ -116,7 +116,7 @@ def call_lm(
             raise EmptyModelOutput("the model's answer was empty or unusable")
         return result
 
-    if (cost_step or node) in ctx.steps_off():  # measuring the step's worth: its fallback, no model call
+    if {node, cost_step or node} & set(ctx.steps_off()):  # measuring the step's worth: its fallback, no model call
         return fallback(), None
     attempt = node_attempt()
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -59,6 +60,15 @@ def program_file(use_optimized: bool = True, program_path: str = "") -> Path | N
     return path
 
 
+def load_saved(program: ClaimHopProgram, path: Path) -> None:
+    """A saved program's predictors into `program`. A predictor the file does not have (added after it was
+    saved, such as `plan`) keeps its unoptimised state instead of failing the load."""
+    state = json.loads(path.read_text(encoding="utf-8"))
+    for name, predictor in program.named_predictors():
+        if name in state:
+            predictor.load_state(state[name])
+
+
 def get_program(path: Path | None = None) -> ClaimHopProgram:
     """One program per process and file: the one `program_file` chose (checked there), else the unoptimised one."""
     key = str(path.resolve()) if path is not None else None
@@ -66,6 +76,6 @@ def get_program(path: Path | None = None) -> ClaimHopProgram:
         if key not in _PROGRAMS:
             program = ClaimHopProgram()
             if key is not None:
-                program.load(key)
+                load_saved(program, Path(key))
             _PROGRAMS[key] = program
         return _PROGRAMS[key]

@@ -15,7 +15,7 @@ SNIPPET_CHARS = 160
 
 def search_claim(state: State, runtime) -> dict:
     ctx = settings_of(runtime)
-    hits = retriever_for(ctx).search(state["claim"], SHOWN, ctx.retrieval_mode)
+    hits = retriever_for(ctx).search_fused(state["claim"], SHOWN, ctx.retrieval_mode)  # never the LM re-ranker
     documents = [{"rank": rank, "title": h.title, "snippet": h.text[:SNIPPET_CHARS]} for rank, h in enumerate(hits, 1)]
     emit("search_claim", event="documents", documents=documents)
     lines = "\n".join(f"{d['rank']}. {d['title']}" for d in documents)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from entities.matching import mentions
 from entities.ner import extract_entities, unique
-from lm.usage import LEDGER, model_step
+from lm.usage import model_step
 from nodes.common import (
     call_lm,
     clean_list,
@@ -82,7 +82,6 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
 
     def judge(title: str, sentence: str, fact: str) -> dict[str, float]:
         with model_step("fact_judgements"):
-            LEDGER.asked()
             return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact), ctx.model_timeout_s)
 
     result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence)

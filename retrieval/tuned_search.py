@@ -30,6 +30,10 @@ class TunedSearch:
         depth = self.rerank_depth
         return [(self.reranker.rerank(query, hits[:depth]) + hits[depth:])[:k] for query, hits in zip(queries, results)]
 
+    def search_fused(self, query: str, k: int, mode: Mode = "hybrid") -> list[Hit]:
+        """The fused ranking without the re-ranker (which may ask a model for every document)."""
+        return self._fused([query], k, mode)[0]
+
     def search(self, query: str, k: int, mode: Mode = "hybrid") -> list[Hit]:
         return self.search_many([query], k, mode)[0]
 

@@ -1,0 +1,152 @@
+"""The speed work's levers, each checked as a user would see it: what a model step costs is recorded per step, a
+step can be turned off (its fallback, no model call), the gap loop's coverage check, the compact JSON grammar,
+the first documents before any model call, and the benchmarks' own arithmetic."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fakes import fake_lm
+from test_graph_routing import answers
+
+import nodes.common
+from graph import graph
+
+CLAIM = "Cherie Currie and Steve Augeri were both American."
+
+
+def stream(monkeypatch, corpus, reply: dict, claim: str = CLAIM, **settings):
+    lm, engine = fake_lm(reply)
+    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "verifier": "single", **settings}
+    events, final = [], None
+    for mode, chunk in graph.stream({"claim": claim}, context=ctx, stream_mode=["custom", "values"]):
+        if mode == "custom":
+            events.append(chunk)
+        else:
+            final = chunk
+    return final, events, engine
+
+
+def test_the_claims_own_documents_are_shown_before_any_model_step(monkeypatch, small_corpus):
+    final, events, _ = stream(monkeypatch, small_corpus, answers())
+    kinds = [(e["node"], e["event"]) for e in events]
+    first_model_event = kinds.index(("decompose", "sub_questions"))
+    documents = kinds.index(("search_claim", "documents"))
+    assert documents < first_model_event
+    shown = events[documents]["documents"]
+    assert shown and {"rank", "title", "snippet"} <= set(shown[0])
+    assert any("First documents" in m.content for m in final["messages"] if getattr(m, "name", "") == "search_claim")
+
+
+@pytest.mark.parametrize("step, field", [("plan", "sub_questions"), ("bridge", "entities"), ("verify", "evidence_ids")])
+def test_a_step_turned_off_uses_its_fallback_without_asking_the_model(monkeypatch, small_corpus, step, field):
+    settings = {"bridge_pick": "lm"} if step == "bridge" else {}
+    final, _, engine = stream(monkeypatch, small_corpus, answers(), model_steps_off=step, **settings)
+    assert field not in engine.calls
+    assert not final["degraded"]  # a deliberate choice, not a failure
+    assert final["answer"].startswith("Verdict: ")
+    if step == "plan":
+        assert final["sub_questions"] == [CLAIM]
+
+
+def test_an_unknown_step_to_turn_off_is_a_clear_error():
+    from state.context import Context
+
+    with pytest.raises(ValueError, match="model_steps_off names no model step: decompse"):
+        Context(model_steps_off="decompse")
+
+
+def test_each_steps_model_use_is_recorded_apart_and_survives_the_worker_thread():
+    from lm.call_watch import with_timeout
+    from lm.usage import LEDGER, model_step, usage_between
+
+    before = LEDGER.snapshot()
+    with model_step("plan"):
+        with_timeout(lambda: LEDGER.record(prompt=300, output=40, cached=200, seconds=2.5, asked=True), 5)
+    with model_step("claim_split"):
+        LEDGER.asked()  # answered from DSPy's cache: asked, never served by the model
+    used = usage_between(before, LEDGER.snapshot())
+    assert used["plan"] == {"asked": 1, "calls": 1, "prompt_tokens": 300, "output_tokens": 40, "cached_tokens": 200,
+                            "seconds": 2.5}
+    assert used["claim_split"]["asked"] == 1 and used["claim_split"]["calls"] == 0
+
+
+def test_only_names_without_any_document_count_as_uncovered():
+    from entities.coverage import uncovered_entities
+
+    docs = [{"title": "Cherie Currie", "text": "Cherie Currie is an American singer."},
+            {"title": "Foxes (soundtrack)", "text": "The soundtrack of the film Foxes, with The Runaways."}]
+    assert uncovered_entities(["Cherie Currie", "The Runaways", "Steve Augeri"], docs) == ["Steve Augeri"]
+    assert uncovered_entities([], docs) == []
+
+
+def test_compact_json_leaves_no_room_for_line_breaks_between_json_tokens():
+    from lm.local_engine import compact_gbnf, compact_schema
+
+    # llama.cpp's GBNF for {"facts": [str]} as its converter writes it (a build without llguidance)
+    gbnf = "\n".join([
+        'facts ::= "[" space (string ("," space string)*)? space "]"',
+        'facts-kv ::= "\\"facts\\"" space ":" space facts',
+        'root ::= "{" space facts-kv space "}"',
+        'space ::= | " " | "\\n"{1,2} [ \\t]{0,20}',
+    ])
+    compact = compact_gbnf(gbnf)
+    assert [line for line in compact.splitlines() if line.startswith("space ::=")] == ['space ::= " "?']
+    assert compact.splitlines()[:3] == gbnf.splitlines()[:3]
+    schema = {"type": "object", "properties": {"facts": {"type": "array"}}, "required": ["facts"]}
+    assert compact_schema(schema) == {**schema, "x-guidance": {"whitespace_flexible": False}}  # llguidance builds
+    assert list(compact_schema(schema)["properties"]) == ["facts"]  # fields keep their order
+
+
+def test_engine_options_come_from_the_environment_and_bad_values_are_named(monkeypatch):
+    from lm.local_engine import EngineOptions
+
+    monkeypatch.setenv("CLAIMHOP_LLM_THREADS", "3")
+    assert EngineOptions.from_env().thread_count() == 3
+    monkeypatch.setenv("CLAIMHOP_LLM_THREADS", "many")
+    with pytest.raises(ValueError, match="CLAIMHOP_LLM_THREADS='many' is not an integer"):
+        EngineOptions.from_env()
+    monkeypatch.delenv("CLAIMHOP_LLM_THREADS")
+    assert EngineOptions.from_env().thread_count() >= 1  # 0 means every core this process may use
+
+
+def test_recall_only_eval_stops_after_selection_and_keys_its_rows_apart(monkeypatch, small_corpus, tmp_path):
+    from evaluation.systems import make_systems
+
+    lm, engine = fake_lm(answers())
+    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    settings = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
+    row = make_systems(["claimhop"], settings, recall_only=True)["claimhop"](CLAIM)
+    assert row["titles"] and row["verdict"] is None
+    assert "evidence_ids" not in engine.calls  # no verdict was paid for
+    assert row["steps"]["plan"]["asked"] == 1  # the fake is no local engine: it serves nothing the ledger sees
+
+
+def test_the_benchmark_sample_is_stratified_by_hops_and_seeded():
+    from benchmarks.runs import SAMPLE, stratified_sample
+
+    sample = stratified_sample(40, 0)
+    assert len(sample) == 40
+    assert {c["num_hops"] for c in sample} == {2, 3, 4}
+    committed = [json.loads(line)["uid"] for line in SAMPLE.read_text().splitlines()]
+    assert [c["uid"] for c in sample] == committed  # the committed file is what the code draws
+
+
+def test_benchmark_figures_and_paired_counts():
+    from benchmarks.runs import all_gold, figures, paired
+
+    def row(uid, seconds, recall, verdict, label, hops=3):
+        return {"uid": uid, "seconds": seconds, "recall@21": recall, "verdict": verdict, "label": label,
+                "num_hops": hops, "cache_hits": 0,
+                "steps": {"plan": {"calls": 1, "prompt_tokens": 100, "output_tokens": 20, "cached_tokens": 0}}}
+
+    old = {u: row(u, s, r, "SUPPORTED", "SUPPORTED") for u, s, r in [("a", 60, 0), ("b", 70, 0), ("c", 80, 1)]}
+    new = {u: row(u, s, r, v, "SUPPORTED") for u, s, r, v in
+           [("a", 20, 1, "SUPPORTED"), ("b", 25, 1, "SUPPORTED"), ("c", 30, 1, "INSUFFICIENT_INFO")]}
+    fig = figures(list(new.values()))
+    assert fig["median_s"] == 25 and fig["p90_s"] == 30 and fig["calls"] == 1 and fig["output_tokens"] == 20
+    assert fig["found_all"] == 3 and fig["recall_3hop"] == 1.0
+    assert fig["macro_f1"] == (0.8 + 0.0) / 2  # SUPPORTED: 2 right, 1 missed (F1 0.8); NOT_SUPPORTED: none
+    assert paired(new, old, all_gold)[:2] == (2, 0)  # new finds a and b that old misses; old finds none new misses
