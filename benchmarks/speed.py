@@ -63,14 +63,12 @@ def plot(before: Config, after: Config, old: dict, new: dict, path: Path) -> Pat
     left.set_xticks([1, 2], [before.name, after.name])
     left.set_ylabel("seconds per claim")
     left.set_title(f"whole graph, {len(new)} dev claims")
+    names = sorted({step for rows in (old, new) for row in rows.values() for step in row.get("steps", {})})
     for config, rows, offset in ((before, old, -0.2), (after, new, 0.2)):
-        steps: dict[str, float] = {}
-        for row in rows.values():
-            for step, use in row.get("steps", {}).items():
-                steps[step] = steps.get(step, 0.0) + use["seconds"] / len(rows)
-        names = sorted(steps)
-        right.barh([i + offset for i in range(len(names))], [steps[n] for n in names], height=0.4, label=config.name)
-        right.set_yticks(range(len(names)), names)
+        seconds = [sum(row.get("steps", {}).get(n, {}).get("seconds", 0.0) for row in rows.values()) / len(rows)
+                   for n in names]
+        right.barh([i + offset for i in range(len(names))], seconds, height=0.4, label=config.name)
+    right.set_yticks(range(len(names)), names)
     right.set_xlabel("model seconds per claim, by step")
     right.legend()
     fig.tight_layout()
@@ -81,11 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claims", help="claims JSONL (default: the committed 40-claim dev sample)")
     parser.add_argument("--out", default="docs/results/speed/sample-40", help="folder for rows, table and plot")
+    parser.add_argument("--report-only", action="store_true", help="table and plot from the rows already there")
     args = parser.parse_args(argv)
     claims = Path(args.claims) if args.claims else sample_file()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    runs = {config.name: claimhop_rows(run_config(config, claims, out / f"{config.name}.jsonl"), claims)
+    runs = {config.name: claimhop_rows(out / f"{config.name}.jsonl" if args.report_only
+                                       else run_config(config, claims, out / f"{config.name}.jsonl"), claims)
             for config in (PREVIOUS, NEW)}
     text = table(PREVIOUS, NEW, runs[PREVIOUS.name], runs[NEW.name])
     print(text)
