@@ -88,6 +88,11 @@ MODEL_RETRY = RetryPolicy(
 )
 
 
+# At temperature 0 a retried prompt gets the reply that just failed (from the model, or from DSPy's cache, which
+# keys on the prompt); a retry samples instead, under its own rollout id.
+RETRY_TEMPERATURE = 0.7
+
+
 def node_attempt() -> int:
     """This node execution's attempt number (1 on the first run), from LangGraph's runtime."""
     try:
@@ -108,9 +113,14 @@ def call_lm(
     attempt the node's deterministic fallback is used. Returns the result and, when degraded, the reason (so
     the answer can say which steps fell back). The model's use is charged to `cost_step` (default: the node).
     """
+    attempt = node_attempt()
+
     def ask() -> T:
         LEDGER.asked()
-        with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
+        lm = get_lm(ctx.model)
+        if attempt > 1:  # a retry after a bad reply: a new sample, not the same reply again from DSPy's cache
+            lm = lm.copy(rollout_id=attempt, temperature=RETRY_TEMPERATURE)
+        with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
             result = step()
         if not usable(result):
             raise EmptyModelOutput("the model's answer was empty or unusable")
@@ -118,7 +128,6 @@ def call_lm(
 
     if {node, cost_step or node} & set(ctx.steps_off()):  # measuring the step's worth: its fallback, no model call
         return fallback(), None
-    attempt = node_attempt()
     try:
         with model_step(cost_step or node):
             return with_timeout(ask, ctx.model_timeout_s), None

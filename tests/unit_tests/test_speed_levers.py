@@ -150,3 +150,19 @@ def test_benchmark_figures_and_paired_counts():
     assert fig["found_all"] == 3 and fig["recall_3hop"] == 1.0
     assert fig["macro_f1"] == (0.8 + 0.0) / 2  # SUPPORTED: 2 right, 1 missed (F1 0.8); NOT_SUPPORTED: none
     assert paired(new, old, all_gold)[:2] == (2, 0)  # new finds a and b that old misses; old finds none new misses
+
+
+def test_a_retry_samples_a_new_reply_instead_of_replaying_the_failed_one(monkeypatch):
+    import dspy
+
+    from nodes.common import RETRY_TEMPERATURE, call_lm
+    from state.context import Context
+
+    lm, _ = fake_lm(answers())
+    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    seen = []
+    for attempt in (1, 2):
+        monkeypatch.setattr(nodes.common, "node_attempt", lambda attempt=attempt: attempt)
+        call_lm(Context(), "decompose", lambda: seen.append(dict(dspy.settings.lm.kwargs)), list)
+    assert seen[0].get("rollout_id") is None and seen[0]["temperature"] != RETRY_TEMPERATURE  # first try: as set
+    assert seen[1]["rollout_id"] == 2 and seen[1]["temperature"] == RETRY_TEMPERATURE  # a retry: another sample
