@@ -40,7 +40,8 @@ def training_examples(limit: int, seed: int, path: Path = TRAIN_QUESTIONS) -> li
 
 
 class RetrievalPlanner(dspy.Module):
-    """The graph's first two hops as one DSPy module: decompose + early gap analysis, then dual retrieval."""
+    """The graph's first two hops as one DSPy module: the planning call(s) the settings choose (PlanClaim, or
+    decompose + early gap analysis with planner=two_calls), then dual retrieval."""
 
     def __init__(self, retriever: Retriever, ctx: Context, program: ClaimHopProgram | None = None):
         super().__init__()
@@ -48,8 +49,13 @@ class RetrievalPlanner(dspy.Module):
         self.retriever, self.ctx = retriever, ctx
 
     def forward(self, claim: str) -> dspy.Prediction:
-        sub_questions = list(self.program.decompose(claim=claim).sub_questions or [])[: self.ctx.max_sub_questions]
-        queries = list(self.program.early_gap(claim=claim).queries or [])[: self.ctx.max_gap_queries]
+        if self.ctx.planner == "one_call":  # as nodes/decompose.py: the plan's entity names are the gap queries
+            plan = self.program.plan(claim=claim)
+            sub_questions, queries = list(plan.sub_questions or []), list(plan.entities or [])
+        else:
+            sub_questions = list(self.program.decompose(claim=claim).sub_questions or [])
+            queries = list(self.program.early_gap(claim=claim).queries or [])
+        sub_questions, queries = sub_questions[: self.ctx.max_sub_questions], queries[: self.ctx.max_gap_queries]
         found, _ = dual_phase_search(self.retriever, claim, sub_questions, queries or [claim], self.ctx)
         return dspy.Prediction(titles=list(found))
 
@@ -73,7 +79,7 @@ def optimize(retriever: Retriever, lm: dspy.LM, ctx: Context, train: list[dspy.E
         compiled.program.save(str(tmp))
     manifest = {
         "optimizer": f"BootstrapFewShot(max_bootstrapped_demos={max_demos}, max_labeled_demos=0)",
-        "optimized_steps": ["decompose", "early_gap"],
+        "optimized_steps": ["plan"] if ctx.planner == "one_call" else ["decompose", "early_gap"],
         "metric": "all gold titles among the documents of the first two hops (phase 1 + phase 2)",
         "train": {"source": TRAIN_QUESTIONS.name, "uids": [ex.uid for ex in train]},
         "train_pool_recall_before": round(before, 4),

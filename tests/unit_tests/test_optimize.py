@@ -14,6 +14,17 @@ from retrieval.service import Retriever
 from state.context import Context
 
 
+def test_the_default_one_call_plan_is_what_gets_optimised(small_corpus, tmp_path):
+    corpus = load_corpus(small_corpus)
+    retriever = Retriever(corpus, build_indexes(corpus, tmp_path / "idx"))
+    lm, engine = fake_lm({"sub_questions": {"sub_questions": ["Who sang for Journey?"], "entities": ["Steve Augeri"]}})
+    train = [dspy.Example(claim="Who sang for Journey?", supporting_titles=["Steve Augeri"], uid="a").with_inputs("claim")]
+    out = tmp_path / "program.json"
+    manifest = optimize(retriever, lm, Context(phase1_k=3, phase2_k=3), train, out, max_demos=2)
+    assert manifest["optimized_steps"] == ["plan"] and manifest["demos"]["plan"] == 1
+    assert len(get_program(program_file(True, str(out))).plan.demos) == 1
+
+
 def test_compiles_saves_and_loads(small_corpus, tmp_path):
     corpus = load_corpus(small_corpus)
     retriever = Retriever(corpus, build_indexes(corpus, tmp_path / "idx"))
@@ -24,7 +35,7 @@ def test_compiles_saves_and_loads(small_corpus, tmp_path):
     train = [dspy.Example(claim="Who sang for Journey?", supporting_titles=["Steve Augeri"], uid="a").with_inputs("claim"),
              dspy.Example(claim="Which band?", supporting_titles=["Nowhere Title"], uid="b").with_inputs("claim")]
     out = tmp_path / "program.json"
-    manifest = optimize(retriever, lm, Context(phase1_k=3, phase2_k=3), train, out, max_demos=2)
+    manifest = optimize(retriever, lm, Context(phase1_k=3, phase2_k=3, planner="two_calls"), train, out, max_demos=2)
     assert manifest["train_pool_recall_before"] == 0.5  # "Nowhere Title" is not in the corpus
     assert sum(manifest["demos"].values()) >= 2  # the passing example became a demo of both steps
     loaded = get_program(program_file(True, str(out)))
