@@ -54,10 +54,10 @@ def facts_from_split(split, claim: str, claim_entities: list[str]) -> list[dict]
     facts = [{"text": " ".join(str(getattr(f, "text", f)).split()), "entities": clean_list(getattr(f, "entities", []), 8)}
              for f in split or []]
     facts = whole_facts([f for f in facts if f["text"]][:5]) or [{"text": claim, "entities": []}]
-    for fact, found in zip(facts, extract_entities([f["text"] for f in facts], with_spans=True)):
-        if not fact["entities"]:  # fact_names=found, or the model gave none
-            named = [e for e in claim_entities if mentions(e, normalize_title(fact["text"]))]
-            fact["entities"] = clean_list(unique([*named, *found]), 8)
+    unnamed = [f for f in facts if not f["entities"]]  # fact_names=found, or the model gave none
+    for fact, found in zip(unnamed, extract_entities([f["text"] for f in unnamed], with_spans=True)):
+        named = [e for e in claim_entities if mentions(e, normalize_title(fact["text"]))]
+        fact["entities"] = clean_list(unique([*named, *found]), 8)
     return facts
 
 
