@@ -1,6 +1,7 @@
 """Step 1: split the claim into sub-questions (DSPy DecomposeClaim); with `planner=one_call`, one DSPy PlanClaim
 call also names the entities to look up (the early gap analysis's entities and queries), which the next node
-then only reads."""
+then only reads; with `planner=facts` (the default), one DSPy PlanClaimAsFacts call splits the claim into the
+atomic facts that serve as the sub-questions and later as the facts verify judges, and names the entities."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ def decompose(state: State, runtime) -> dict:
     program = program_for(ctx)
     if ctx.planner == "one_call":
         return plan_in_one_call(claim, ctx, program)
+    if ctx.planner == "facts":
+        return plan_as_facts(claim, ctx, program)
     result, degraded = call_lm(
         ctx, "decompose", lambda: program.decompose(claim=claim).sub_questions, lambda: [claim],
         usable=lambda questions: bool(clean_list(questions, ctx.max_sub_questions)),
@@ -37,6 +40,26 @@ def plan_in_one_call(claim: str, ctx, program) -> dict:
     entities = clean_list(entities, 8)
     gap = {"queries": entities[: ctx.max_gap_queries] or [claim], "entities": entities}
     return planned(sub_questions, gap, degraded, 1)
+
+
+def plan_as_facts(claim: str, ctx, program) -> dict:
+    """The claim's atomic facts and the entities to look up from one model call. A fact is a statement, and a
+    statement finds its article as well as a question does, so the facts are the sub-questions too, and verify
+    judges them without splitting the claim again (one call and ~56 generated tokens fewer per claim)."""
+    def ask():
+        out = program.plan_facts(claim=claim)
+        return out.facts, out.entities
+
+    (facts, entities), degraded = call_lm(
+        ctx, "decompose", ask, lambda: ([claim], []),
+        usable=lambda out: bool(clean_list(out[0], 1)), cost_step="plan",
+    )
+    facts = clean_list(facts, 5)
+    entities = clean_list(entities, 8)
+    gap = {"queries": entities[: ctx.max_gap_queries] or [claim], "entities": entities}
+    update = planned(facts[: ctx.max_sub_questions] or [claim], gap, degraded, 1)
+    update["planned_facts"] = facts if not degraded else None  # a failed plan leaves the split to verify
+    return update
 
 
 def planned(sub_questions: list[str], gap: dict | None, degraded: str | None, calls: int) -> dict:

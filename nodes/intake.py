@@ -51,8 +51,10 @@ def intake(state: State) -> dict:
         return {"turn": "follow_up", "question": text}
     claim, ignored = split_instructions(text)  # validate_claim guarantees a statement remains
     emit("intake", event="claim", claim=claim, ignored_instructions=ignored)
-    # planned_gap is written by one check's decompose and read by its early_gap: never the last check's
+    # planned_gap/planned_facts are written by one check's decompose and read by its early_gap and verify: never
+    # the last check's
     update: dict = {"turn": "check", "claim": claim, "ignored_instructions": ignored, "iteration": 0, "planned_gap": None,
+                    "planned_facts": None,
                     **{k: Overwrite(v) for k, v in PER_RUN_RESET.items()}}
     if not from_messages:
         update["messages"] = [HumanMessage(content=claim)]

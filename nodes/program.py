@@ -16,6 +16,7 @@ from nodes.signatures import (
     GapAnalysis,
     PickBridgingEntities,
     PlanClaim,
+    PlanClaimAsFacts,
     SplitClaim,
     SplitClaimWithNames,
     VerifyClaim,
@@ -30,6 +31,7 @@ class ClaimHopProgram(dspy.Module):
     def __init__(self) -> None:
         super().__init__()
         self.plan = dspy.Predict(PlanClaim)  # decompose + early gap in one call (planner=one_call)
+        self.plan_facts = dspy.Predict(PlanClaimAsFacts)  # decompose + early gap + claim split (planner=facts)
         self.decompose = dspy.Predict(DecomposeClaim)
         self.early_gap = dspy.Predict(EarlyGapAnalysis)
         self.bridge = dspy.Predict(PickBridgingEntities)

@@ -38,6 +38,19 @@ class PlanClaim(dspy.Signature):
     entities: list[str] = dspy.OutputField(desc="names of entities to look up")
 
 
+class PlanClaimAsFacts(dspy.Signature):
+    """Plan the search for a factual claim in one step. Split the claim into its atomic facts: complete sentences,
+    each with its own subject and verb, that can be checked on their own (repeat the name instead of "he", "it" or
+    "the event"), which together say everything the claim says and nothing more. Example: "Chandgi Ram won a gold
+    medal in 1970 at an event held in Bangkok." -> "Chandgi Ram won a gold medal in 1970." and "The event where
+    Chandgi Ram won gold in 1970 was held in Bangkok." Then name the entities (people, works, places,
+    organisations) whose articles must be looked up, including ones the claim only describes."""
+
+    claim: str = dspy.InputField(desc="the factual claim to check")
+    facts: list[str] = dspy.OutputField(desc="1-4 atomic facts, each a complete sentence")
+    entities: list[str] = dspy.OutputField(desc="names of entities to look up")
+
+
 class PickBridgingEntities(dspy.Signature):
     """Pick the entities from the candidates that link the parts of the claim: an entity the claim refers to only
     indirectly (for example 'the lead singer of the band'), or one that connects two things the claim mentions.

@@ -31,7 +31,12 @@ def numbered(evidence: list[Evidence]) -> list[str]:
 
 
 def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
-    """The claim's atomic facts (DSPy SplitClaim); the whole claim as one fact when the model gives none."""
+    """The claim's atomic facts (DSPy SplitClaim, or the plan's facts with `planner=facts`); the whole claim as
+    one fact when the model gives none."""
+    planned = state.get("planned_facts")
+    if planned and ctx.fact_names != "asked":
+        return facts_from_split(planned, state["claim"], state.get("claim_entities", [])), None
+
     def usable(facts) -> bool:
         return any(str(getattr(f, "text", f)).strip() for f in facts or [])
 
@@ -42,8 +47,11 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
 
 
 def splitter(ctx: Context):
-    """The program's SplitClaim predictor the settings choose (with or without the model naming each fact's names)."""
+    """The program's predictor that splits a claim into facts under the settings: the planning call's with
+    `planner=facts` (what the graph judges), else SplitClaim with or without the model naming each fact's names."""
     program = program_for(ctx)
+    if ctx.planner == "facts" and ctx.fact_names != "asked":
+        return program.plan_facts
     return program.split_claim_with_names if ctx.fact_names == "asked" else program.split_claim
 
 

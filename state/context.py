@@ -56,9 +56,11 @@ class Context:
         "slow: one call per document), or 'package.module:function' returning a LangChain BaseDocumentCompressor.",
     )
     rerank_depth: int = _setting(20, "Re-ranking: fused documents per query the re-ranker re-orders.", 2, 100)
-    planner: Literal["one_call", "two_calls"] = _setting(
-        "one_call", "How the search is planned: 'one_call' (one model call writes the sub-questions and the early gap "
-        "analysis's entities and queries) or 'two_calls' (decompose and early gap analysis ask the model apart)."
+    planner: Literal["facts", "one_call", "two_calls"] = _setting(
+        "facts", "How the search is planned: 'facts' (one model call splits the claim into atomic facts, which are "
+        "the sub-questions and the facts verify judges, and names the entities to look up), 'one_call' (one call "
+        "writes sub-questions and the early gap analysis's entities and queries; verify splits the claim itself) "
+        "or 'two_calls' (decompose and early gap analysis ask the model apart)."
     )
     max_sub_questions: int = _setting(3, "Sub-questions the claim is decomposed into (at most).", 1, 5)
     max_gap_queries: int = _setting(3, "Queries from the early gap analysis (at most).", 1, 5)

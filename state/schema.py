@@ -119,7 +119,8 @@ class OutputState(TypedDict, total=False):
 
 class State(InputState, OutputState, total=False):
     sub_questions: list[str]
-    planned_gap: dict[str, list[str]]  # planner=one_call: the gap queries and entities decompose already wrote
+    planned_gap: dict[str, list[str]]  # planner=one_call/facts: the gap queries and entities decompose already wrote
+    planned_facts: list[str] | None  # planner=facts: the claim's atomic facts decompose already wrote, for verify
     facts_needed: list[str]
     gap_queries: list[str]
     claim_entities: list[str]
