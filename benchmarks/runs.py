@@ -68,12 +68,14 @@ def sample_file(n: int = 40, seed: int = 0) -> Path:
 
 
 def cache_for(out: Path) -> Path:
-    """The DSPy cache of the run whose rows are `out`, outside git: CLAIMHOP_HOME/bench-caches/<folder>/<rows>.
+    """The DSPy cache of the run whose rows are `out`, outside git: CLAIMHOP_HOME/bench-caches/<folder>/<rows>-<code>.
     Created empty with the run, kept with it: a resumed run adds to it (other claims' prompts, so no claim of
-    the run is answered from it), and a later run can replay from it what it would ask again."""
+    the run is answered from it), and a later run can replay from it what it would ask again. Keyed by the code
+    too: a run of changed code re-asks the same claims, which a cache filled by the old code would answer."""
+    from cli.main import code_digest
     from retrieval.settings_paths import cache_root
 
-    path = cache_root() / "bench-caches" / out.resolve().parent.name / out.stem
+    path = cache_root() / "bench-caches" / out.resolve().parent.name / f"{out.stem}-{code_digest().hex()[:8]}"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

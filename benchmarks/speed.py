@@ -2,6 +2,7 @@
 
     python -m benchmarks.speed                               # the committed 40-claim sample
     python -m benchmarks.speed --claims hover_data/claims_dev.jsonl --out docs/results/speed/dev-169
+    python -m benchmarks.speed --reuse previous               # the previous defaults' recorded rows, not re-run
 
 Each configuration runs in its own process with a fresh, empty DSPy cache that this command creates (so every
 model call is made and timed; the table reports the cache hits, which must be 0), one after the other: never
@@ -80,11 +81,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", help="claims JSONL (default: the committed 40-claim dev sample)")
     parser.add_argument("--out", default="docs/results/speed/sample-40", help="folder for rows, table and plot")
     parser.add_argument("--report-only", action="store_true", help="table and plot from the rows already there")
+    parser.add_argument("--reuse", action="append", default=[], choices=[PREVIOUS.name, NEW.name],
+                        help="take this configuration's rows as recorded (by older code too) instead of running it: "
+                             "the previous defaults take 45 minutes on the sample; say so beside the figures")
     args = parser.parse_args(argv)
     claims = Path(args.claims) if args.claims else sample_file()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    runs = {config.name: claimhop_rows(out / f"{config.name}.jsonl" if args.report_only
+    runs = {config.name: claimhop_rows(out / f"{config.name}.jsonl" if args.report_only or config.name in args.reuse
                                        else run_config(config, claims, out / f"{config.name}.jsonl"), claims)
             for config in (PREVIOUS, NEW)}
     text = table(PREVIOUS, NEW, runs[PREVIOUS.name], runs[NEW.name])
