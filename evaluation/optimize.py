@@ -39,9 +39,14 @@ def training_examples(limit: int, seed: int, path: Path = TRAIN_QUESTIONS) -> li
     ]
 
 
+# the program's predictors each planner calls, which are the ones compiled
+OPTIMIZED_STEPS = {"facts": ["plan_facts"], "one_call": ["plan"], "two_calls": ["decompose", "early_gap"]}
+
+
 class RetrievalPlanner(dspy.Module):
-    """The graph's first two hops as one DSPy module: the planning call(s) the settings choose (PlanClaim, or
-    decompose + early gap analysis with planner=two_calls), then dual retrieval."""
+    """The graph's first two hops as one DSPy module: the planning call(s) the settings choose (PlanClaimAsFacts,
+    PlanClaim with planner=one_call, or decompose + early gap analysis with planner=two_calls), then dual
+    retrieval."""
 
     def __init__(self, retriever: Retriever, ctx: Context, program: ClaimHopProgram | None = None):
         super().__init__()
@@ -49,7 +54,10 @@ class RetrievalPlanner(dspy.Module):
         self.retriever, self.ctx = retriever, ctx
 
     def forward(self, claim: str) -> dspy.Prediction:
-        if self.ctx.planner == "one_call":  # as nodes/decompose.py: the plan's entity names are the gap queries
+        if self.ctx.planner == "facts":  # as nodes/decompose.py: the facts are the sub-questions, names the queries
+            plan = self.program.plan_facts(claim=claim)
+            sub_questions, queries = list(plan.facts or []), list(plan.entities or [])
+        elif self.ctx.planner == "one_call":
             plan = self.program.plan(claim=claim)
             sub_questions, queries = list(plan.sub_questions or []), list(plan.entities or [])
         else:
@@ -79,7 +87,7 @@ def optimize(retriever: Retriever, lm: dspy.LM, ctx: Context, train: list[dspy.E
         compiled.program.save(str(tmp))
     manifest = {
         "optimizer": f"BootstrapFewShot(max_bootstrapped_demos={max_demos}, max_labeled_demos=0)",
-        "optimized_steps": ["plan"] if ctx.planner == "one_call" else ["decompose", "early_gap"],
+        "optimized_steps": OPTIMIZED_STEPS[ctx.planner],
         "metric": "all gold titles among the documents of the first two hops (phase 1 + phase 2)",
         "train": {"source": TRAIN_QUESTIONS.name, "uids": [ex.uid for ex in train]},
         "train_pool_recall_before": round(before, 4),

@@ -7,6 +7,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 
 from entities.coverage import uncovered_entities
+from nodes.gap_loop import found_so_far
 from state.context import Context
 from state.schema import State
 
@@ -31,10 +32,13 @@ def route_after_bridge(state: State, runtime: Runtime[Context]) -> Literal["gap_
 
 def route_after_gap_loop(state: State, runtime: Runtime[Context]) -> Literal["gap_loop", "select_documents"]:
     """Loop again only while rounds remain, the analysis says something is missing, and the last round found
-    at least one new document; otherwise go on to selection."""
+    at least one new document that changes what the next round would be shown (the same documents make the same
+    prompt, whose greedy answer repeats queries already asked); otherwise go on to selection."""
     ctx = Context.from_any(runtime.context)
     if state.get("iteration", 0) >= ctx.max_iterations:
         return "select_documents"
     if state.get("gap_complete") or state.get("new_last_round", 0) == 0:
+        return "select_documents"
+    if found_so_far(state) == state.get("gap_shown"):
         return "select_documents"
     return "gap_loop"

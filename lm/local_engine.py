@@ -39,6 +39,12 @@ class EngineOptions:
     # 1: JSON replies without line breaks or indentation. Off by default: measured on README's claim, the plan's
     # reply grew from 80 to 92 tokens with it (the model wrote 5 sub-questions instead of 3), see docs/speed.md
     compact_json: int = 0
+    # Prompt-lookup speculative decoding (llama.cpp's ngram-simple): drafts of up to `spec_draft` tokens copied
+    # from where the last `spec_ngram` tokens occurred before in the prompt or reply, verified in one batch.
+    # Off: measured by `python -m benchmarks.speculative`, the plan got no faster (11.9 -> 10.8-11.9 tokens/s)
+    # and 3-4 of 10 replies changed (docs/speed.md).
+    spec_draft: int = 0  # 0: off
+    spec_ngram: int = 3
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -92,6 +98,12 @@ class LlamaCppEngine:
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.verbosity = -1
+        if options.spec_draft > 0:
+            spec = params.speculative
+            spec.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
+            spec.ngram_simple.size_n = options.spec_ngram
+            spec.ngram_simple.size_m = options.spec_draft
+            spec.draft.n_max = options.spec_draft
         # llama.cpp keeps recent prompt states in RAM and restores the longest matching prefix, so a
         # signature's long system message is processed once, not on every call (~2x faster prompts here).
         params.cache_prompt = True

@@ -53,6 +53,7 @@ def gap_loop(state: State, runtime) -> dict:
          queries=queries, complete=complete, new_documents=len(new), degraded=degraded)
     return {
         "iteration": iteration,
+        "gap_shown": found_so_far(state),
         "missing": clean_list(missing, 6),
         "gap_entities": entities,
         "gap_complete": complete or not queries,

@@ -120,6 +120,7 @@ class OutputState(TypedDict, total=False):
 class State(InputState, OutputState, total=False):
     sub_questions: list[str]
     planned_gap: dict[str, list[str]]  # planner=one_call/facts: the gap queries and entities decompose already wrote
+    gap_shown: list[str]  # the documents the last gap-loop round's prompt showed
     planned_facts: list[str] | None  # planner=facts: the claim's atomic facts decompose already wrote, for verify
     facts_needed: list[str]
     gap_queries: list[str]

@@ -101,7 +101,7 @@ def fake_judge(title: str, sentence: str, fact: str) -> dict[str, float]:
 
 
 def facts_reply(*facts: str) -> dict:
-    return {**answers(complete=True), "facts": {"facts": list(facts)}}
+    return {**answers(complete=True), "facts": {"facts": list(facts), "entities": ["Steve Augeri"]}}
 
 
 # The fake judge speaks like a confident one (0.9 for what a sentence states), so the rule runs with thresholds

@@ -3,6 +3,8 @@ and model faults degrade a step instead of ending the run."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from fakes import fake_lm
 
@@ -17,7 +19,8 @@ FULL_DESIGN = {"planner": "two_calls", "bridge_pick": "lm", "gap_loop_when": "al
 def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> dict:
     """Replies keyed by an output field that identifies each signature ("entities" last: EarlyGapAnalysis
     and GapAnalysis also have it, and are matched first by their own fields). The "sub_questions" reply serves
-    DecomposeClaim and PlanClaim (which also writes entities and queries) alike."""
+    DecomposeClaim and PlanClaim (which also writes entities and queries) alike; the "facts" reply serves the
+    default PlanClaimAsFacts and SplitClaim."""
     return {
         "sub_questions": {"sub_questions": ["Who was the lead singer of The Runaways?", "Who is Steve Augeri?"],
                           "entities": ["Steve Augeri"], "queries": ["Foxes soundtrack film"]},
@@ -28,6 +31,7 @@ def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> di
         "evidence_ids": {"reasoning": "Both are American.", "verdict": "SUPPORTED", "evidence_ids": [1, 2]},
         "statements": {"statements": [{"text": "Both are American singers", "evidence_id": 1},
                                       {"text": "An invented source", "evidence_id": 99}]},
+        "facts": {"facts": ["Cherie Currie is American.", "Steve Augeri is American."], "entities": ["Steve Augeri"]},
         "entities": {"entities": ["Cherie Currie", "Not A Candidate"]},
     }
 
@@ -67,14 +71,26 @@ def test_loop_stops_when_analysis_says_complete(monkeypatch, small_corpus):
 
 
 def test_by_default_one_call_plans_and_no_model_call_picks_bridges_or_finds_nothing_missing(monkeypatch, small_corpus):
-    updates, final, engine = run(monkeypatch, small_corpus, answers())
-    assert engine.calls.count("sub_questions") == 1  # one PlanClaim call for decompose and early gap
-    assert "facts_needed" not in engine.calls and "missing" not in engine.calls
+    neutral = {"entailment": 0.1, "contradiction": 0.1, "neutral": 0.8}
+    monkeypatch.setattr(importlib.import_module("nodes.verify"), "judge_pair", lambda *args: neutral)
+    updates, final, engine = run(monkeypatch, small_corpus, answers(), verifier="facts")
+    assert engine.calls.count("facts") == 1  # one PlanClaimAsFacts call for decompose, early gap and the split
+    assert "sub_questions" not in engine.calls and "facts_needed" not in engine.calls and "missing" not in engine.calls
     assert "entities" not in engine.calls  # the bridge takes the entity ranking's best
-    assert final["gap_queries"] == ["Steve Augeri"] and final["sub_questions"][1] == "Who is Steve Augeri?"
+    assert final["gap_queries"] == ["Steve Augeri"] and final["sub_questions"][1] == "Steve Augeri is American."
+    assert [f["fact"] for f in final["facts"]] == final["sub_questions"]  # verify judges the planned facts
     assert "gap_loop" not in updates  # both names of the claim already have documents
     assert final["bridge_entities"]
     assert [u for u in dict.fromkeys(updates)] == [n for n in NODE_ORDER if n != "gap_loop"]
+
+
+def test_the_one_call_planner_writes_sub_questions_and_verify_splits_the_claim_itself(monkeypatch, small_corpus):
+    neutral = {"entailment": 0.1, "contradiction": 0.1, "neutral": 0.8}
+    monkeypatch.setattr(importlib.import_module("nodes.verify"), "judge_pair", lambda *args: neutral)
+    _, final, engine = run(monkeypatch, small_corpus, answers(), verifier="facts", planner="one_call")
+    assert engine.calls.count("sub_questions") == 1 and engine.calls.count("facts") == 1  # plan, then the split
+    assert final["sub_questions"][1] == "Who is Steve Augeri?" and final["gap_queries"] == ["Steve Augeri"]
+    assert [f["fact"] for f in final["facts"]] == ["Cherie Currie is American.", "Steve Augeri is American."]
 
 
 def test_the_gap_loop_runs_when_a_name_of_the_claim_has_no_document(monkeypatch, small_corpus):
@@ -107,7 +123,7 @@ def test_hops_record_queries_and_titles(monkeypatch, small_corpus):
 
 def test_model_fault_degrades_the_step_and_the_run_still_answers(monkeypatch, small_corpus):
     reply = answers()
-    reply["sub_questions"] = RuntimeError("model crashed")
+    reply["facts"] = RuntimeError("model crashed")  # the default planner's one call
     reply["evidence_ids"] = TimeoutError("model timed out")
     _, final, _ = run(monkeypatch, small_corpus, reply, max_iterations=1)
     assert final["verdict"] == "INSUFFICIENT_INFO"
@@ -128,7 +144,9 @@ def test_a_second_claim_on_the_same_thread_starts_afresh(monkeypatch, small_corp
 
     from graph import build_graph
 
-    lm, _ = fake_lm(answers())
+    reply = answers()  # the fake's facts are the same for both claims: none of them is the first claim's text
+    reply["facts"] = {"facts": ["Cherie Currie sang.", "Steve Augeri sang."], "entities": ["Steve Augeri"]}
+    lm, _ = fake_lm(reply)
     monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
     chat = build_graph().compile(checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "t1"}}

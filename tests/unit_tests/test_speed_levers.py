@@ -40,7 +40,7 @@ def test_the_claims_own_documents_are_shown_before_any_model_step(monkeypatch, s
     assert any("First documents" in m.content for m in final["messages"] if getattr(m, "name", "") == "search_claim")
 
 
-@pytest.mark.parametrize("step, field", [("plan", "sub_questions"), ("bridge", "entities"), ("verify", "evidence_ids")])
+@pytest.mark.parametrize("step, field", [("plan", "facts"), ("bridge", "entities"), ("verify", "evidence_ids")])
 def test_a_step_turned_off_uses_its_fallback_without_asking_the_model(monkeypatch, small_corpus, step, field):
     settings = {"bridge_pick": "lm"} if step == "bridge" else {}
     final, _, engine = stream(monkeypatch, small_corpus, answers(), model_steps_off=step, **settings)
@@ -166,3 +166,24 @@ def test_a_retry_samples_a_new_reply_instead_of_replaying_the_failed_one(monkeyp
         call_lm(Context(), "decompose", lambda: seen.append(dict(dspy.settings.lm.kwargs)), list)
     assert seen[0].get("rollout_id") is None and seen[0]["temperature"] != RETRY_TEMPERATURE  # first try: as set
     assert seen[1]["rollout_id"] == 2 and seen[1]["temperature"] == RETRY_TEMPERATURE  # a retry: another sample
+
+
+def test_the_gap_loop_stops_when_its_next_prompt_would_show_the_same_documents():
+    """A round that found documents ranked below the ones shown would ask the same prompt again (the same greedy
+    answer, its queries already asked): no second round then, but one when the shown documents change."""
+    from types import SimpleNamespace
+
+    from graph.routers import route_after_gap_loop
+    from nodes.gap_loop import found_so_far
+
+    def doc(title: str, score: float) -> dict:
+        return {"title": title, "text": f"{title} is a document.", "retrieval_score": score}
+
+    candidates = {f"D{i}": doc(f"D{i}", 10 - i) for i in range(8)}
+    runtime = SimpleNamespace(context={"max_iterations": 3})
+    shown = found_so_far({"candidates": candidates})
+    low = {**candidates, "Low": doc("Low", 0.1)}  # new, but below the eight shown
+    state = {"iteration": 1, "gap_complete": False, "new_last_round": 1, "gap_shown": shown}
+    assert route_after_gap_loop({**state, "candidates": low}, runtime) == "select_documents"
+    high = {**candidates, "High": doc("High", 99.0)}
+    assert route_after_gap_loop({**state, "candidates": high}, runtime) == "gap_loop"

@@ -136,7 +136,8 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
     split = [SimpleNamespace(text="Chandgi Ram won a gold medal", entities=["Chandgi Ram"]),
              SimpleNamespace(text="in 1970", entities=[]),
              SimpleNamespace(text="The  event was held in Argentina.", entities=["Argentina"])]
-    program = SimpleNamespace(split_claim=lambda claim: SimpleNamespace(facts=split))
+    # the default planner's facts are what the graph judges; SplitClaim's only with another planner
+    program = SimpleNamespace(plan_facts=lambda claim: SimpleNamespace(facts=split), split_claim=None)
     # the module (nodes.verify as an attribute is the node function that nodes/__init__ re-exports)
     monkeypatch.setattr(importlib.import_module("nodes.verify"), "program_for", lambda ctx: program)
     monkeypatch.setattr(lm.provider, "get_lm", lambda model: None)
