@@ -12,7 +12,9 @@ replaced by its deterministic fallback, or, for a step the defaults leave out, t
 (overall, 3-hop), verdict macro-F1, and the paired count of claims that lose or gain (every gold title, or the
 right verdict for verify steps) against the defaults, with the exact McNemar p.
 
-The defaults' rows are the speed benchmark's "new" rows as recorded (run `python -m benchmarks.speed` first).
+The defaults' rows are the speed benchmark's "new" rows as recorded (run `python -m benchmarks.speed` first). A
+change that a timed run of the speed benchmark already is (`planner=one_call`: the `one-call` rows, when the
+folder has them) is read from those rows instead of being run again.
 Each change runs in its own process on a copy of the defaults' DSPy cache, so the model calls it shares with
 the defaults (same prompt) are replayed and only what the change alters is paid for; so its times are not
 reported, and its cost is read from the timed runs.
@@ -50,6 +52,7 @@ class Step:
     change: str  # what the ablation does, in words
     settings: dict[str, object]
     verify_step: bool = False  # worth shows in verdicts (retrieval is the same), not in gold titles
+    worth_from: str = ""  # a timed run that already is the change (its rows are read, nothing is run)
 
 
 STEPS = [
@@ -58,7 +61,7 @@ STEPS = [
     Step("decompose + early gap (two calls) and claim split", ("decompose", "early_gap", "claim_split"), "previous",
          "on: planner=two_calls", {"planner": "two_calls"}),
     Step("plan (sub-questions + entities) and claim split", ("plan", "claim_split"), "one-call",
-         "on: planner=one_call", {"planner": "one_call"}),
+         "on: planner=one_call", {"planner": "one_call"}, worth_from="one-call"),
     Step("bridge pick", ("bridge",), "previous", "on: bridge_pick=lm", {"bridge_pick": "lm"}),
     Step("gap loop, entered when a claim name or fact has no document", ("gap_loop",), "new",
          "off: max_iterations=0", {"max_iterations": 0}),
@@ -133,13 +136,16 @@ def main(argv: list[str] | None = None) -> int:
         if any(word in step.label for word in args.cost_only):
             lines.append("| " + " | ".join(cells + ["(not run)"] * 4) + " |")
             continue
-        name = "change-" + "-".join(f"{k}={v}" for k, v in step.settings.items()).replace("_", "-")
-        rows_file = out / f"{name}{suffix}.jsonl"
-        own_cache = cache.parent / f"{name}{suffix}"
-        if not own_cache.exists():  # the defaults' answers to replay; what the change asks anew is added here
-            shutil.copytree(cache, own_cache)
-        config = Config(name, {**NEW.settings, **step.settings}, NEW.env)
-        rows = claimhop_rows(run_config(config, claims, rows_file, own_cache, args.recall_only), claims)
+        if step.worth_from and step.worth_from in timed:
+            rows = timed[step.worth_from]
+        else:
+            name = "change-" + "-".join(f"{k}={v}" for k, v in step.settings.items()).replace("_", "-")
+            rows_file = out / f"{name}{suffix}.jsonl"
+            own_cache = cache.parent / f"{name}{suffix}"
+            if not own_cache.exists():  # the defaults' answers to replay; what the change asks anew is added here
+                shutil.copytree(cache, own_cache)
+            config = Config(name, {**NEW.settings, **step.settings}, NEW.env)
+            rows = claimhop_rows(run_config(config, claims, rows_file, own_cache, args.recall_only), claims)
         fig = figures(list(rows.values()))
         lost, gained, p = paired(base, rows, verdict_right if step.verify_step else all_gold)
         lines.append("| " + " | ".join(cells + [fmt(fig["recall"]), fmt(fig["recall_3hop"]), fmt(fig["macro_f1"]),
