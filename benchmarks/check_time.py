@@ -28,7 +28,7 @@ def one_check(claim: str, settings: list[str]) -> dict[str, float]:
     command = [sys.executable, "-u", "-m", "cli.main", "check", claim, *[a for s in settings for a in ("--set", s)]]
     env = {**os.environ, "DSPY_CACHEDIR": tempfile.mkdtemp(prefix="claimhop-check-time-")}
     marks: dict[str, float] = {}
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env) as proc:
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env) as proc:
         for line in proc.stdout:
             now = time.perf_counter()
             if line.startswith("thread "):
