@@ -36,22 +36,33 @@ def label_distribution(top_tokens: list[dict], labels: tuple[str, ...], chosen: 
     return {label: value / total for label, value in mass.items()}
 
 
+def label_started_by(reply: str, labels: tuple[str, ...]) -> str:
+    """The one label that `reply` (the label's first token, or the whole label) starts; LabelError otherwise."""
+    text = reply.strip().lower()
+    started = [label for label in labels if text and label.lower().startswith(text)]
+    if len(started) != 1:
+        raise LabelError(f"reply {reply[:40]!r} is not one of {', '.join(labels)}")
+    return started[0]
+
+
 def grammar_for(labels: tuple[str, ...]) -> str:
+    assert len({label[:1].lower() for label in labels}) == len(labels), "labels must start with different letters"
     return "root ::= " + " | ".join(f'"{label}"' for label in labels)
 
 
 def classify_local(engine, system: str, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
     """One constrained call on the in-process llama.cpp engine: (label, probability of each label)."""
     LEDGER.asked()  # straight to the engine, never through DSPy's cache
+    # One generated token: the labels start with different letters, so under the grammar the first token
+    # decides the label (the rest is forced), and the probabilities are read at that position anyway. The
+    # forced tokens would cost a decoding step each (about 0.08 s on 2 cores) and change nothing.
     reply = engine.chat({
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-        "grammar": grammar_for(labels), "max_tokens": 8, "temperature": 0.0,
+        "grammar": grammar_for(labels), "max_tokens": 1, "temperature": 0.0,
         "logprobs": True, "top_logprobs": TOP_TOKENS,
     })
     choice = reply["choices"][0]
-    label = (choice.get("message", {}).get("content") or "").strip()
-    if label not in labels:
-        raise LabelError(f"reply {label[:40]!r} is not one of {', '.join(labels)}")
+    label = label_started_by((choice.get("message", {}).get("content") or ""), labels)
     positions = (choice.get("logprobs") or {}).get("content") or []
     if not positions:
         return label, {name: float(name == label) for name in labels}

@@ -59,4 +59,4 @@ def test_hops_say_why_each_document_was_found(run):
     assert {d["title"] for d in final["selected"]} <= hop_titles
     judged = sum(len(fact["evidence"]) for fact in final.get("facts") or [])  # label-only judgements, 1 token each
     assert final["lm_calls"] - judged <= 12  # calls that write text: the per-claim budget of ../shared/models.md
-    assert judged <= 5 * 3  # at most fact_evidence (3) sentences for each of at most 5 facts
+    assert judged <= 5 * 2  # at most fact_evidence (2) sentences for each of at most 5 facts

@@ -44,10 +44,12 @@ class ReplyEngine:
 
 
 def test_a_constrained_call_asks_for_the_labels_grammar_and_log_probabilities():
-    engine = ReplyEngine("contradiction")
+    engine = ReplyEngine("contr")  # one token is generated: the label's first
     label, probs = classify_local(engine, "system", "user", LABELS)
     assert label == "contradiction" and max(probs, key=probs.get) == "contradiction"
     body = engine.bodies[0]
+    assert body["max_tokens"] == 1
+    assert classify_local(ReplyEngine("neutral"), "s", "u", LABELS)[0] == "neutral"  # a label that is one token
     assert body["grammar"] == 'root ::= "entailment" | "contradiction" | "neutral"'
     assert body["logprobs"] is True and body["top_logprobs"] >= 10 and body["temperature"] == 0.0
     with pytest.raises(LabelError, match="not one of"):
@@ -202,7 +204,9 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
     monkeypatch.setattr(verify, "atomic_facts", lambda state, ctx: (facts, None))
     monkeypatch.setattr(verify, "judge_pair", judge)
     state = {"claim": claim["claim"], "selected": selected}
-    result = verify.verify_by_facts(state, Context(verifier="facts", **CONFIDENT_JUDGE_RULE))
+    # three sentences per fact: the gold-medal sentence ranks third for the first fact (with the default 2 that
+    # fact stays unsettled, and the claim is still contradicted)
+    result = verify.verify_by_facts(state, Context(verifier="facts", fact_evidence=3, **CONFIDENT_JUDGE_RULE))
     assert result["verdict"] == "CONTRADICTED"
     assert [f["verdict"] for f in result["facts"]] == ["SUPPORTED", "CONTRADICTED"]
     bangkok = next(e for e in result["evidence"] if "Bangkok" in e["sentence"])
