@@ -19,6 +19,7 @@ from dspy.teleprompt import BootstrapFewShot
 from tqdm import tqdm
 
 from evaluation.metric import all_gold_in
+from lm.adapter import adapter_for
 from nodes.dual_retrieval import dual_phase_search
 from nodes.program import OPTIMIZED_PROGRAM, ClaimHopProgram
 from retrieval.atomic import atomic_path, write_json
@@ -77,7 +78,7 @@ def optimize(retriever: Retriever, lm: dspy.LM, ctx: Context, train: list[dspy.E
              out: Path = OPTIMIZED_PROGRAM, max_demos: int = 2) -> dict:
     """Compile, save the program (atomically, with a manifest of how it was made), return the manifest."""
     started = time.perf_counter()
-    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=lm, adapter=adapter_for(ctx.model)):
         baseline = RetrievalPlanner(retriever, ctx)
         scored = [pool_recall(ex, baseline(claim=ex.claim)) for ex in tqdm(train, desc="baseline (before optimising)")]
         before = sum(scored) / len(train)

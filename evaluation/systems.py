@@ -83,6 +83,7 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
     import dspy
 
     from evaluation.baselines.diverse_coverage import DiverseCoverage
+    from lm.adapter import adapter_for
     from lm.provider import get_lm
     from retrieval.service import get_retriever
     from state.context import Context
@@ -92,7 +93,7 @@ def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
 
     def run(claim: str) -> dict[str, Any]:
         before = local_engine_stats()
-        with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
+        with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
             out = module(claim=claim)
         return {
             "titles": out.titles,

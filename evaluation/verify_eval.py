@@ -93,13 +93,14 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
     import dspy
 
     from entities.ner import extract_entities, unique
+    from lm.adapter import adapter_for
     from lm.provider import get_lm
     from nodes.verify import facts_from_split, splitter
     from verification.ensemble import EnsembleRule
     from verification.nli import judge_pair
     from verification.pipeline import check_facts
 
-    with dspy.context(lm=get_lm(ctx.model), adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
         split = splitter(ctx)(claim=claim).facts
     facts = facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]))  # as early_gap
     rule = EnsembleRule.from_settings(ctx)

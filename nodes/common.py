@@ -12,6 +12,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
+from lm.adapter import adapter_for
 from lm.call_watch import ModelTimeout, with_timeout  # noqa: F401 - re-exported: nodes and tests use them from here
 from lm.provider import get_lm
 from lm.usage import LEDGER, model_step
@@ -120,7 +121,7 @@ def call_lm(
         lm = get_lm(ctx.model)
         if attempt > 1:  # a retry after a bad reply: a new sample, not the same reply again from DSPy's cache
             lm = lm.copy(rollout_id=attempt, temperature=RETRY_TEMPERATURE)
-        with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+        with dspy.context(lm=lm, adapter=adapter_for(ctx.model)):
             result = step()
         if not usable(result):
             raise EmptyModelOutput("the model's answer was empty or unusable")

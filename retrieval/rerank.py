@@ -21,6 +21,7 @@ from typing import Protocol
 import dspy
 from langchain_core.documents import BaseDocumentCompressor, Document
 
+from lm.adapter import adapter_for
 from lm.call_watch import with_timeout
 from lm.label_probs import classify_local
 from lm.provider import LOCAL, get_lm, local_engine
@@ -64,7 +65,7 @@ class LMReranker:
         if self.model == LOCAL:
             _, probs = classify_local(local_engine(), SYSTEM, f"Query: {query}\nParagraph: {passage(hit)}", YES_NO)
             return probs["yes"]
-        with dspy.context(lm=get_lm(self.model), adapter=dspy.JSONAdapter()):
+        with dspy.context(lm=get_lm(self.model), adapter=adapter_for(self.model)):
             return float(bool(dspy.Predict(Relevant)(query=query, paragraph=passage(hit)).relevant))
 
     def rerank(self, query: str, hits: list[Hit]) -> list[Hit]:

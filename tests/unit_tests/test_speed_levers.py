@@ -187,3 +187,23 @@ def test_the_gap_loop_stops_when_its_next_prompt_would_show_the_same_documents()
     assert route_after_gap_loop({**state, "candidates": low}, runtime) == "select_documents"
     high = {**candidates, "High": doc("High", 99.0)}
     assert route_after_gap_loop({**state, "candidates": high}, runtime) == "gap_loop"
+
+
+def test_the_local_models_prompt_leaves_out_the_structure_its_grammar_enforces():
+    """The local engine turns the reply's JSON schema into a grammar, so its prompt carries the fields and the
+    task but not DSPy's JSON template, schema notes and reminder; another model gets DSPy's JSONAdapter."""
+    import dspy
+
+    from lm.adapter import SchemaBoundJSONAdapter, adapter_for
+    from nodes.signatures import PlanClaimAsFacts
+
+    assert isinstance(adapter_for("local"), SchemaBoundJSONAdapter)
+    assert type(adapter_for("openai/gpt-4o-mini")) is dspy.JSONAdapter
+    inputs = {"claim": CLAIM}
+    lean = adapter_for("local").format(PlanClaimAsFacts, demos=[], inputs=inputs)
+    full = dspy.JSONAdapter().format(PlanClaimAsFacts, demos=[], inputs=inputs)
+    system, user = lean[0]["content"], lean[1]["content"]
+    assert "`facts` (list[str]): 1-4 atomic facts" in system and "Chandgi Ram" in system
+    assert '"facts", "entities"' in system and CLAIM in user
+    assert "JSON schema" not in system and "Respond with" not in user
+    assert len(system) + len(user) < 0.7 * sum(len(m["content"]) for m in full)
