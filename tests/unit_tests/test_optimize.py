@@ -4,6 +4,7 @@ can load, and records how it was made."""
 import json
 
 import dspy
+import pytest
 from fakes import fake_lm
 
 from evaluation.optimize import optimize, pool_recall
@@ -14,26 +15,20 @@ from retrieval.service import Retriever
 from state.context import Context
 
 
-def test_the_default_facts_plan_is_what_gets_optimised(small_corpus, tmp_path):
+@pytest.mark.parametrize("planner, predictor, reply", [
+    (None, "plan_facts", {"facts": {"facts": ["Steve Augeri sang for Journey."], "entities": ["Steve Augeri"]}}),
+    ("one_call", "plan", {"sub_questions": {"sub_questions": ["Who sang for Journey?"], "entities": ["Steve Augeri"]}}),
+])
+def test_the_planning_call_the_planner_makes_is_what_gets_optimised(small_corpus, tmp_path, planner, predictor, reply):
     corpus = load_corpus(small_corpus)
     retriever = Retriever(corpus, build_indexes(corpus, tmp_path / "idx"))
-    lm, engine = fake_lm({"facts": {"facts": ["Steve Augeri sang for Journey."], "entities": ["Steve Augeri"]}})
+    lm, _ = fake_lm(reply)
     train = [dspy.Example(claim="Who sang for Journey?", supporting_titles=["Steve Augeri"], uid="a").with_inputs("claim")]
     out = tmp_path / "program.json"
-    manifest = optimize(retriever, lm, Context(phase1_k=3, phase2_k=3), train, out, max_demos=2)
-    assert manifest["optimized_steps"] == ["plan_facts"] and manifest["demos"]["plan_facts"] == 1
-    assert len(get_program(program_file(True, str(out))).plan_facts.demos) == 1
-
-
-def test_the_one_call_plan_is_what_gets_optimised_with_that_planner(small_corpus, tmp_path):
-    corpus = load_corpus(small_corpus)
-    retriever = Retriever(corpus, build_indexes(corpus, tmp_path / "idx"))
-    lm, engine = fake_lm({"sub_questions": {"sub_questions": ["Who sang for Journey?"], "entities": ["Steve Augeri"]}})
-    train = [dspy.Example(claim="Who sang for Journey?", supporting_titles=["Steve Augeri"], uid="a").with_inputs("claim")]
-    out = tmp_path / "program.json"
-    manifest = optimize(retriever, lm, Context(phase1_k=3, phase2_k=3, planner="one_call"), train, out, max_demos=2)
-    assert manifest["optimized_steps"] == ["plan"] and manifest["demos"]["plan"] == 1
-    assert len(get_program(program_file(True, str(out))).plan.demos) == 1
+    ctx = Context(phase1_k=3, phase2_k=3, **({"planner": planner} if planner else {}))  # None: the default
+    manifest = optimize(retriever, lm, ctx, train, out, max_demos=2)
+    assert manifest["optimized_steps"] == [predictor] and manifest["demos"][predictor] == 1
+    assert len(getattr(get_program(program_file(True, str(out))), predictor).demos) == 1
 
 
 def test_compiles_saves_and_loads(small_corpus, tmp_path):
