@@ -64,10 +64,11 @@ def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
     return chosen
 
 
-def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limit: int
+def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limit: int, by_specificity: bool = False
                  ) -> tuple[dict[str, Candidate], list[Hop]]:
-    """Articles not yet found that the best documents so far name most often (`retrieval.article_links`).
-    Nothing for an engine without the bundled corpus's indexes (an external engine)."""
+    """Articles not yet found that the best documents so far name most often (`retrieval.article_links`), each
+    naming weighted, with `by_specificity`, by how few articles name the target. Nothing for an engine without
+    the bundled corpus's indexes (an external engine)."""
     from retrieval.article_links import article_links, rank_linked
 
     folder = getattr(getattr(retriever, "indexes", None), "folder", None)
@@ -79,7 +80,9 @@ def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limi
     known = [c["doc_id"] for c in candidates.values()]
     found: dict[str, Candidate] = {}
     by_source: dict[str, list[str]] = {}
-    for rank, (source, target) in enumerate(rank_linked(links.pairs(best), best, limit, exclude=known), start=1):
+    ranked = rank_linked(links.pairs(best), best, limit, exclude=known,
+                         weight=links.specificity if by_specificity else None)
+    for rank, (source, target) in enumerate(ranked, start=1):
         title = corpus.titles[target]
         found[title] = candidate(Hit(target, title, 0.0, corpus.texts[target]), rank, "links")
         by_source.setdefault(corpus.titles[source], []).append(title)
@@ -112,7 +115,8 @@ def bridge(state: State, runtime) -> dict:
     found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode)
     looked_up = list(entities)
     if ctx.link_articles:
-        linked, link_hops = follow_links(retriever, state.get("candidates", {}), ctx.link_articles)
+        linked, link_hops = follow_links(retriever, state.get("candidates", {}), ctx.link_articles,
+                                                 by_specificity=ctx.link_weighting == "idf")
         found = {**linked, **found}
         hops += link_hops
         looked_up += [t for t in linked if t not in looked_up]

@@ -9,7 +9,7 @@ import re
 
 from rapidfuzz import fuzz
 
-from nodes.select_documents import score_candidates
+from nodes.select_documents import candidate_pool, score_candidates
 from retrieval.titles import normalize_title
 from state.context import Context
 from state.schema import Hop, SelectedDoc, State
@@ -79,7 +79,7 @@ def explain_document(title: str, state: State, ctx: Context, in_collection: bool
         cited = [e["ref"] for e in state.get("evidence", []) if e["title"] == title]
         cite = f" It is cited as {', '.join(f'[{n}]' for n in cited)}." if cited else ""
         return f'"{title}" was kept: rank {doc["rank"]} of {len(selected)} ({_why_score(doc)}). {source}{cite}'.strip()
-    candidates = state.get("candidates", {})
+    candidates = candidate_pool(state.get("candidates", {}), state.get("claim_ranking", []), ctx)
     if title in candidates:
         ranked = score_candidates(candidates, state.get("claim_entities", []), state.get("gap_entities", []), ctx)
         doc = next(d for d in ranked if d["title"] == title)

@@ -1,12 +1,13 @@
 """Step 0: search the claim alone, before any model call, and show what it finds at once.
 
 A user sees documents within seconds while the model plans the hops. The same query leads phase 1 of
-`dual_retrieval`, which makes these documents candidates; here they are only shown, so the graph's choices do
-not depend on whether this step ran."""
+`dual_retrieval`, which makes its first documents candidates; the ranking kept here (`claim_ranking`) is what
+selection may add from or keep whatever the entity scores say (`claim_k`, `claim_floor`)."""
 
 from __future__ import annotations
 
 from nodes.common import emit, retriever_for, say, settings_of
+from nodes.search import candidate
 from state.schema import State
 
 SHOWN = 7
@@ -15,8 +16,13 @@ SNIPPET_CHARS = 160
 
 def search_claim(state: State, runtime) -> dict:
     ctx = settings_of(runtime)
-    hits = retriever_for(ctx).search_fused(state["claim"], SHOWN, ctx.retrieval_mode)  # never the LM re-ranker
-    documents = [{"rank": rank, "title": h.title, "snippet": h.text[:SNIPPET_CHARS]} for rank, h in enumerate(hits, 1)]
+    depth = max(SHOWN, ctx.claim_k, ctx.claim_floor)
+    hits = retriever_for(ctx).search_fused(state["claim"], depth, ctx.retrieval_mode)  # never the LM re-ranker
+    documents = [{"rank": rank, "title": h.title, "snippet": h.text[:SNIPPET_CHARS]}
+                 for rank, h in enumerate(hits[:SHOWN], 1)]
     emit("search_claim", event="documents", documents=documents)
     lines = "\n".join(f"{d['rank']}. {d['title']}" for d in documents)
-    return {"messages": [say("search_claim", f"First documents for the claim (before any model call):\n{lines}")]}
+    return {
+        "claim_ranking": [candidate(h, rank, "claim") for rank, h in enumerate(hits, 1)],
+        "messages": [say("search_claim", f"First documents for the claim (before any model call):\n{lines}")],
+    }

@@ -7,8 +7,11 @@ build matches titles with the same code (`retrieval.title_mentions`); a test che
 
 from __future__ import annotations
 
+import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +45,16 @@ class ArticleLinks:
         offsets[1:] = np.cumsum([len(t) for t in links])
         targets = np.array([t for row in links for t in row], dtype=np.int64)
         return cls(offsets, targets, corpus_sha256)
+
+    @cached_property
+    def times_named(self) -> np.ndarray:
+        """How many articles name each article (its in-degree)."""
+        return np.bincount(self.targets, minlength=len(self.offsets) - 1)
+
+    def specificity(self, article: int) -> float:
+        """Inverse document frequency of a link: log((N + 1) / (1 + articles naming it)). "United States", named
+        by thousands of articles, is a weak bridge; an article named by two is a strong one."""
+        return math.log((len(self.offsets)) / (1 + int(self.times_named[article])))
 
     def named_by(self, article: int) -> list[int]:
         return self.targets[self.offsets[article]:self.offsets[article + 1]].tolist()
@@ -81,11 +94,13 @@ def article_links(folder: Path, titles: list[str], texts: list[str], corpus_sha2
 
 
 def rank_linked(pairs: list[tuple[int, int]], article_ids: list[int], limit: int,
-                exclude: list[int] | None = None) -> list[tuple[int, int]]:
-    """(from, to) for articles the given ones name, other than themselves and `exclude`: the most named first,
-    then, among equals, those named by an earlier (better) one of `article_ids`, which callers pass best first;
-    "from" is that best source. Most articles are named once, so the order among equals decides what a small
-    budget follows."""
+                exclude: list[int] | None = None, weight: Callable[[int], float] | None = None
+                ) -> list[tuple[int, int]]:
+    """(from, to) for articles the given ones name, other than themselves and `exclude`: the most named first
+    (each naming counted `weight(to)` times, e.g. `ArticleLinks.specificity`; once without it), then, among
+    equals, those named by an earlier (better) one of `article_ids`, which callers pass best first; "from" is
+    that best source. Most articles are named once, so the order among equals decides what a small budget
+    follows."""
     if not article_ids or limit <= 0:
         return []
     position = {article: i for i, article in reversed(list(enumerate(article_ids)))}
@@ -95,5 +110,6 @@ def rank_linked(pairs: list[tuple[int, int]], article_ids: list[int], limit: int
         if source in position and target not in skip:
             sources.setdefault(target, []).append(source)
     best = {target: min(found, key=position.__getitem__) for target, found in sources.items()}
-    order = sorted(sources, key=lambda t: (-len(sources[t]), position[best[t]], t))
+    score = {t: len(found) * (weight(t) if weight else 1.0) for t, found in sources.items()}
+    order = sorted(sources, key=lambda t: (-score[t], position[best[t]], t))
     return [(best[t], t) for t in order[:limit]]

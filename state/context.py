@@ -83,7 +83,23 @@ class Context:
         3, "Articles the bridge step adds by following links: those the 10 best documents so far name most "
         "often (0 turns it off).", 0, 20
     )
+    link_weighting: Literal["count", "idf"] = _setting(
+        "count", "How link following ranks the articles it could add: 'count' (named by the most of the best "
+        "documents) or 'idf' (each naming weighted by how few articles in the collection name the target, so a "
+        "country that thousands of articles name is a weak bridge)."
+    )
     top_k: int = _setting(21, "Documents kept by the entity-scored selection.", 1, 100)
+    claim_k: int = _setting(
+        21, "Selection: the claim's own search results (searched alone, as step 0 does) that are always candidates, "
+        "beside what the hops found (0: only the hops' documents).", 0, 100
+    )
+    claim_floor: int = _setting(
+        10, "Selection: the claim's own first search results that are always kept, whatever their entity score.", 0, 100
+    )
+    coverage_decay: float = _setting(
+        0.5, "Selection: what an entity is worth in the next document once one kept document has it (1: every "
+        "document earns the full weight; below 1, documents are chosen one by one for what they add).", 0, 1
+    )
     claim_entity_weight: float = _setting(1.0, "Selection: weight of each claim entity a document mentions.", 0, 10)
     gap_entity_weight: float = _setting(0.5, "Selection: weight of each gap-analysis entity a document mentions.", 0, 10)
     both_bonus: float = _setting(0.5, "Selection: bonus when a document matches claim and gap entities.", 0, 10)

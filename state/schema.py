@@ -128,6 +128,7 @@ class State(InputState, OutputState, total=False):
     gap_entities: Annotated[list[str], operator.add]
     hops: Annotated[list[Hop], operator.add]
     candidates: Annotated[dict[str, Candidate], merge_candidates]
+    claim_ranking: list[Candidate]  # the claim searched alone, best first (step 0): selection's floor
     doc_entities: list[str]
     bridge_entities: list[str]
     iteration: int

@@ -147,3 +147,17 @@ def test_the_synthesiser_refuses_bad_settings_and_connections(graph, capsys):
         MultiDocSynthesizer("bolt://localhost")
     with pytest.raises(ValueError, match="question"):
         MultiDocSynthesizer(connection).facts("  ", [0])
+
+
+def test_idf_weighted_link_following_prefers_a_specific_article_to_one_every_article_names():
+    """Article 0 (the best document) and article 1 both name "United States" (4), which every article names;
+    article 0 also names the director (5), named by no other article. By count the country wins; weighted by
+    specificity, the director does."""
+    from retrieval.article_links import rank_linked
+
+    links = ArticleLinks.from_lists([[4, 5], [4], [4], [4], [], []], "test")
+    assert links.times_named.tolist() == [0, 0, 0, 0, 4, 1]
+    assert links.specificity(5) > links.specificity(4)
+    pairs = links.pairs([0, 1])
+    assert rank_linked(pairs, [0, 1], 1) == [(0, 4)]
+    assert rank_linked(pairs, [0, 1], 1, weight=links.specificity) == [(0, 5)]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from nodes.select_documents import score_candidates
+from nodes.select_documents import score_candidates, select_from
 from state.context import Context
 from verification.citations import (
     CitationError,
@@ -30,7 +30,8 @@ def test_matching_claim_and_gap_entities_earns_the_bonus():
         "A": cand("A", "Mentions Steve Augeri and Journey.", 0.01),
         "B": cand("B", "Mentions Steve Augeri only.", 0.01),
     }
-    ranked = score_candidates(candidates, ["Steve Augeri"], ["Journey"], Context(gap_entity_weight=0.0))
+    ranked = score_candidates(candidates, ["Steve Augeri"], ["Journey"],
+                              Context(gap_entity_weight=0.0, coverage_decay=1.0))
     by_title = {d["title"]: d for d in ranked}
     assert by_title["A"]["score"] - by_title["B"]["score"] == pytest.approx(Context().both_bonus)
 
@@ -40,6 +41,34 @@ def test_ranks_are_consecutive_and_titles_distinct():
     ranked = score_candidates(candidates, [], [], Context())
     assert [d["rank"] for d in ranked] == list(range(1, 31))
     assert ranked[0]["title"] == "T29"
+
+
+def test_with_coverage_decay_a_document_earns_what_it_adds():
+    """Three articles naming "Florida" outrank the one about the claim's other name by raw counts; counted by
+    what each adds, the second name's article is kept among the top two."""
+    candidates = {
+        **{f"Town {i}": cand(f"Town {i}", "A town in Florida.", 0.012) for i in range(3)},
+        "Henry E. Rohlsen Airport": cand("Henry E. Rohlsen Airport", "An airport on St. Croix.", 0.010),
+    }
+    claim = ["Florida", "St. Croix"]
+    raw = score_candidates(candidates, claim, [], Context(coverage_decay=1.0))
+    added = score_candidates(candidates, claim, [], Context(coverage_decay=0.3))
+    assert "Henry E. Rohlsen Airport" not in [d["title"] for d in raw[:2]]
+    assert "Henry E. Rohlsen Airport" in [d["title"] for d in added[:2]]
+
+
+def test_the_claims_own_first_results_join_and_stay():
+    """A document only the claim's own search found is a candidate with `claim_k`, and is kept with
+    `claim_floor` even when every hop's document scores higher."""
+    candidates = {f"T{i}": cand(f"T{i}", "Mentions Steve Augeri.", 0.02) for i in range(5)}
+    ranking = [cand("Xawery Zulawski", "A Polish film director.", 1 / 61)]
+    ctx = dict(top_k=3, coverage_decay=1.0)
+    hops_only = select_from(candidates, ["Steve Augeri"], [], ranking, Context(claim_k=0, claim_floor=0, **ctx))
+    joined = select_from(candidates, ["Steve Augeri"], [], ranking, Context(claim_k=1, claim_floor=0, **ctx))
+    kept = select_from(candidates, ["Steve Augeri"], [], ranking, Context(claim_k=1, claim_floor=1, **ctx))
+    assert "Xawery Zulawski" not in [d["title"] for d in hops_only]
+    assert "Xawery Zulawski" not in [d["title"] for d in joined]  # a candidate, but it scores last
+    assert len(kept) == 3 and "Xawery Zulawski" in [d["title"] for d in kept]
 
 
 SELECTED = [{"title": "Steve Augeri", "text": "Steve Augeri is an American rock singer. He sang for Journey."}]
