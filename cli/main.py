@@ -455,7 +455,7 @@ def parser() -> argparse.ArgumentParser:
     index.add_argument("--collection", default="claimhop", help="pgvector collection name (default claimhop)")
     index.set_defaults(func=cmd_index)
     evaluate = sub.add_parser("eval", help="recall@21 of several systems on HoVer claims, resumable")
-    evaluate.add_argument("--systems", default="bm25,dense,hybrid,claimhop", help="comma-separated: bm25,dense,hybrid,hybrid-rerank,diverse-coverage,claimhop")
+    evaluate.add_argument("--systems", default="bm25,dense,hybrid,claimhop", help="comma-separated: bm25,dense,hybrid,hybrid-rerank,diverse-coverage,hovermultihop (DSPy langProBe's HoverMultiHop, 4 model calls),claimhop")
     evaluate.add_argument("--claims", help="claims JSONL (uid, claim, supporting_titles, num_hops); default: bundled dev claims")
     evaluate.add_argument("--limit", type=int, help="evaluate a seeded random sample of this many claims")
     evaluate.add_argument("--hops", help="only these hop counts, e.g. 3 or 2,3")

@@ -79,30 +79,40 @@ def claimhop_system(settings: dict[str, Any], recall_only: bool = False) -> Syst
     return run
 
 
-def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
+def dspy_program_system(settings: dict[str, Any], build: Callable[[Any, Any], Any]) -> SystemFn:
+    """A DSPy baseline program (`build(retriever, ctx)` makes it) on the run's model and corpus: its titles,
+    queries and model use per claim."""
     import dspy
 
-    from evaluation.baselines.diverse_coverage import DiverseCoverage
     from lm.adapter import adapter_for
     from lm.provider import get_lm
     from retrieval.service import get_retriever
     from state.context import Context
 
     ctx = Context.from_any(settings)
-    module = DiverseCoverage(get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None), k=ctx.top_k)
+    module = build(get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None), ctx)
 
     def run(claim: str) -> dict[str, Any]:
         before = local_engine_stats()
         with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
             out = module(claim=claim)
-        return {
-            "titles": out.titles,
-            **lm_use(before, local_engine_stats()),
-            "lm_steps": out.lm_calls,
-            "queries": out.queries,
-        }
+        used = lm_use(before, local_engine_stats())
+        return {"titles": out.titles, **used, "lm_steps": getattr(out, "lm_calls", used["lm_calls"]),
+                "queries": out.queries}
 
     return run
+
+
+def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
+    from evaluation.baselines.diverse_coverage import DiverseCoverage
+
+    return dspy_program_system(settings, lambda retriever, ctx: DiverseCoverage(retriever, k=ctx.top_k))
+
+
+def hover_multihop_system(settings: dict[str, Any]) -> SystemFn:
+    from evaluation.baselines.hover_multihop import HoverMultiHop
+
+    return dspy_program_system(settings, lambda retriever, ctx: HoverMultiHop(retriever))
 
 
 def make_systems(names: list[str], settings: dict[str, Any], recall_only: bool = False) -> dict[str, SystemFn]:
@@ -112,6 +122,7 @@ def make_systems(names: list[str], settings: dict[str, Any], recall_only: bool =
         "hybrid": lambda: single_query("hybrid", settings),
         "hybrid-rerank": lambda: single_query("hybrid", settings, rerank=True),
         "diverse-coverage": lambda: diverse_coverage_system(settings),
+        "hovermultihop": lambda: hover_multihop_system(settings),
         "claimhop": lambda: claimhop_system(settings, recall_only),
     }
     unknown = [n for n in names if n not in known]
