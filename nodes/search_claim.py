@@ -24,5 +24,6 @@ def search_claim(state: State, runtime) -> dict:
     lines = "\n".join(f"{d['rank']}. {d['title']}" for d in documents)
     return {
         "claim_ranking": [candidate(h, rank, "claim") for rank, h in enumerate(hits, 1)],
+        "hops": [{"step": "claim", "query": state["claim"], "titles": [h.title for h in hits]}],
         "messages": [say("search_claim", f"First documents for the claim (before any model call):\n{lines}")],
     }
