@@ -63,6 +63,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     from retrieval.service import get_retriever
     from state.validation import validate_claim
 
+    if args.file is not None:
+        return check_file(args)
+    if args.out:
+        raise UsageError("--out names the results file of --file CLAIMS; a single check prints its answer")
     if (args.claim is None) == (args.resume is None):
         raise UsageError("give a claim to check, or --resume THREAD to finish an interrupted check (not both)")
     stop_at_once_on_ctrl_c()  # every finished node is already checkpointed; --resume picks up from there
@@ -94,6 +98,35 @@ def cmd_check(args: argparse.Namespace) -> int:
                 else:
                     final = chunk
         print_result(final, thread_id, round(time.perf_counter() - started, 2), args.json)
+    return 0
+
+
+def check_file(args: argparse.Namespace) -> int:
+    """`check --file CLAIMS`: every claim of the file, one result line each in `--out`, resumable."""
+    from cli.batch import ClaimsFileError, check_many, default_output, read_claims
+    from retrieval.service import get_retriever
+
+    if args.claim is not None or args.resume is not None:
+        raise UsageError("give --file CLAIMS or one claim (or --resume THREAD), not both")
+    out = Path(args.out) if args.out else default_output(args.file)
+    if args.file != "-" and Path(args.file).resolve() == out.resolve():
+        raise UsageError("--out must not be the claims file itself")
+    stop_at_once_on_ctrl_c()  # every finished claim's line is already fsynced; the same command resumes
+    ctx = preflight(_settings(args))
+    try:
+        claims = read_claims(args.file)  # a bad file fails before the model loads
+    except ClaimsFileError as err:
+        raise UsageError(str(err)) from None
+    load_models_meanwhile(ctx.model)
+    get_retriever(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
+
+    def run_one(claim: str, context: Context) -> dict[str, Any]:
+        from graph import graph
+
+        return graph.invoke({"claim": claim}, context=context)
+
+    counts = check_many(claims, out, ctx, run_one)
+    print(json.dumps({**counts, "results": str(out)}, indent=2))
     return 0
 
 
@@ -436,6 +469,10 @@ def parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="check one claim and print every step, then the cited answer")
     check.add_argument("claim", nargs="?", help="the factual claim to check")
     check.add_argument("--resume", metavar="THREAD", help="finish an interrupted check from its last finished step")
+    check.add_argument("--file", metavar="CLAIMS", help="check every claim of a JSONL file (a 'claim' field), a CSV "
+                       "file (a 'claim' column) or '-' (standard input, one claim per line); resumable")
+    check.add_argument("--out", metavar="RESULTS", help="with --file: the JSONL file each finished claim is appended "
+                       "to (default: CLAIMS with .results.jsonl; claimhop-results.jsonl for standard input)")
     check.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
     check.add_argument("--quiet", action="store_true", help="do not print the steps")
     check.add_argument("--model", help="'local' (default) or a dspy.LM model name; env CLAIMHOP_MODEL")

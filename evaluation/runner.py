@@ -51,7 +51,8 @@ def recorded_run(path: Path, claims: list[dict], systems: list[str], command: st
     return [done[(s, c["uid"])] for c in complete for s in systems], fingerprint
 
 
-def _append(path: Path, row: dict) -> None:
+def append_row(path: Path, row: dict) -> None:
+    """One JSON line, flushed and fsynced before returning: what is written survives a crash or Ctrl-C."""
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         handle.flush()
@@ -79,7 +80,7 @@ def run_eval(
                 "gold": claim["supporting_titles"], **retrieval_metrics(result["titles"], claim["supporting_titles"]),
                 **result,
             }
-            _append(out, row)
+            append_row(out, row)
             done[(system, claim["uid"])] = row
             hits[system].append(row["recall@21"])
             bar.set_postfix({s: f"{sum(v) / len(v):.2f}" for s, v in hits.items() if v})

@@ -24,7 +24,7 @@ from evaluation.data import DEV_CLAIMS, load_claims
 from evaluation.figures import pyplot, save_png
 from evaluation.metric import label_of
 from evaluation.report import macro_f1, paired_comparison, wilson
-from evaluation.runner import _append, finished_rows, rows_in
+from evaluation.runner import append_row, finished_rows, rows_in
 from evaluation.systems import lm_use
 from lm.provider import local_engine_stats
 from retrieval.corpus import Corpus
@@ -138,7 +138,7 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
                    "num_hops": claim.get("num_hops"), "label": claim["label"], "verdict": verdict,
                    "predicted": label_of(verdict), "confidence": round(float(confidence), 4),
                    "seconds": round(time.perf_counter() - started, 2), **lm_use(before, local_engine_stats()), **extra}
-            _append(out, row)
+            append_row(out, row)
             done[(row["system"], row["uid"])] = row
             bar.update(1)
     return [done[(f"{s}@{k}", c["uid"])] for c in claims for k in kinds for s in systems]

@@ -15,7 +15,7 @@ WRITE_METHODS = {"write_text", "write_bytes", "savefig", "write_index", "save", 
 # Writes that are not whole files, each safe for its own reason:
 NOT_WHOLE_FILES = {
     ("retrieval/atomic.py", "atomic_path"), ("retrieval/atomic.py", "atomic_dir"), ("retrieval/atomic.py", "write_text"),
-    ("evaluation/runner.py", "_append"),  # append-only results: one fsynced line per row; a torn last line is skipped
+    ("evaluation/runner.py", "append_row"),  # append-only results: one fsynced line per row; a torn last line is skipped
     ("benchmarks/load.py", "on_row"),  # the same, for the load benchmark's rows
     ("server/launch.py", "dev_server"),  # the test server's log stream, and its config in its own temporary folder
     ("retrieval/entity_graph.py", "_write_tables"),  # scratch CSVs in a temporary folder, deleted after loading
