@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from itertools import zip_longest
 
-from entities.matching import is_about
+from entities.matching import is_about, mentions
 from nodes.common import (
     call_lm,
     clean_list,
@@ -24,13 +24,17 @@ SHOWN_TO_LM = 20
 LINK_SOURCES = 10  # the documents whose links are followed
 
 
-def lookup_entity(retriever: SearchEngine, entity: str, k: int, mode: str) -> list:
-    """The entity's own article(s) by title, then search results for its name, up to k distinct documents."""
+def lookup_entity(retriever: SearchEngine, entity: str, k: int, mode: str, must_name: bool = False) -> list:
+    """The entity's own article(s) by title, then search results for its name, up to k distinct documents. With
+    `must_name`, a search result counts only if it names the entity: searching "Edmund Burns" also ranks
+    "Edmund Leach" high, and that article is not about him."""
     hits = retriever.by_title(entity, limit=k)
     seen = {h.doc_id for h in hits}
     for hit in retriever.search(entity, k, mode):
         if len(hits) >= k:
             break
+        if must_name and not mentions(entity, normalize_title(f"{hit.title} {hit.text}")):
+            continue
         if hit.doc_id not in seen:
             hits.append(hit)
             seen.add(hit.doc_id)
@@ -38,12 +42,12 @@ def lookup_entity(retriever: SearchEngine, entity: str, k: int, mode: str) -> li
 
 
 def fetch_entities(
-    retriever: SearchEngine, entities: list[str], step: str, k: int, mode: str
+    retriever: SearchEngine, entities: list[str], step: str, k: int, mode: str, must_name: bool = False
 ) -> tuple[dict[str, Candidate], list[Hop]]:
     found: dict[str, Candidate] = {}
     hops: list[Hop] = []
     for entity in entities:
-        hits = lookup_entity(retriever, entity, k, mode)
+        hits = lookup_entity(retriever, entity, k, mode, must_name)
         for rank, hit in enumerate(hits, start=1):
             if hit.title not in found:
                 found[hit.title] = candidate(hit, rank, step)
@@ -112,7 +116,8 @@ def bridge(state: State, runtime) -> dict:
         picked = clean_list(result, ctx.max_bridge_entities)
         calls = 1
     entities = choose(picked, shown, ctx.max_bridge_entities)
-    found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode)
+    found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode,
+                                 must_name=ctx.bridge_search == "naming")
     looked_up = list(entities)
     if ctx.link_articles:
         linked, link_hops = follow_links(retriever, state.get("candidates", {}), ctx.link_articles,

@@ -71,6 +71,10 @@ class Context:
         "(the model picks from the ranking, interleaved with the ranking's best)."
     )
     max_bridge_entities: int = _setting(5, "Bridging entities looked up (3-5 is typical).", 0, 10)
+    bridge_search: Literal["any", "naming"] = _setting(
+        "any", "Which search results for a bridging entity's name are kept after its own article: 'any' (the "
+        "first bridge_k) or 'naming' (only documents that name the entity)."
+    )
     bridge_k: int = _setting(5, "Documents per bridging entity (title match first, then search).", 1, 50)
     loop_queries: int = _setting(3, "New queries proposed by each gap-loop round.", 1, 5)
     loop_k: int = _setting(5, "Documents per gap-loop query.", 1, 50)
