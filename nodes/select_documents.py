@@ -45,9 +45,11 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
         docs.append((doc, claim_hits, gap_hits))
     had: dict[str, int] = {}  # how many chosen documents have each entity (coverage_decay < 1 only)
 
+    def worth(hits: dict[str, float]) -> float:
+        return sum(weight * ctx.coverage_decay ** had.get(entity, 0) for entity, weight in hits.items())
+
     def score(item: tuple[SelectedDoc, dict[str, float], dict[str, float]]) -> float:
         doc, claim_hits, gap_hits = item
-        worth = lambda hits: sum(w * ctx.coverage_decay ** had.get(e, 0) for e, w in hits.items())  # noqa: E731
         return (ctx.retrieval_weight * doc["retrieval_score"] + ctx.claim_entity_weight * worth(claim_hits)
                 + ctx.gap_entity_weight * worth(gap_hits) + (ctx.both_bonus if claim_hits and gap_hits else 0.0))
 
