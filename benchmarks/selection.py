@@ -23,6 +23,7 @@ from tqdm import tqdm
 from evaluation.data import DEV_CLAIMS, load_claims
 from evaluation.metric import all_gold_in
 from evaluation.report import mcnemar_exact
+from evaluation.runner import json_objects
 
 
 def record(claims_path: Path, out: Path, settings: dict[str, Any]) -> None:
@@ -35,7 +36,7 @@ def record(claims_path: Path, out: Path, settings: dict[str, Any]) -> None:
     ctx = Context.from_any(settings)
     get_lm(ctx.model)
     retriever = retriever_for(ctx)
-    done = {json.loads(line)["uid"] for line in out.open()} if out.exists() else set()
+    done = {row["uid"] for row in json_objects(out) if "uid" in row}
     claims = [c for c in load_claims(claims_path) if c["uid"] not in done]
     with out.open("a") as sink:
         for claim in tqdm(claims, desc="record selection inputs", unit="claim"):
@@ -75,7 +76,7 @@ def compare(records_path: Path, rules: list[str]) -> None:
     from retrieval.service import Hit
     from state.context import Context
 
-    rows = [json.loads(line) for line in records_path.open()]
+    rows = [row for row in json_objects(records_path) if "uid" in row]
     retriever = retriever_for(Context())
     titles, texts = retriever.corpus.titles, retriever.corpus.texts
     # the claim as one hybrid search (its own first 21), which a rule must never lose a claim to

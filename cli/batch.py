@@ -12,13 +12,14 @@ import hashlib
 import io
 import json
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from evaluation.runner import append_row
+from evaluation.runner import append_row, json_objects
 
 
 class ClaimsFileError(ValueError):
@@ -82,16 +83,7 @@ def default_output(source: str) -> Path:
 
 def finished_ids(out: Path) -> set[str]:
     """Ids of the claims the output already holds (a torn last line, from a crash mid-write, is ignored)."""
-    done: set[str] = set()
-    if out.is_file():
-        for line in out.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict) and "id" in row:
-                done.add(str(row["id"]))
-    return done
+    return {str(row["id"]) for row in json_objects(out) if "id" in row}
 
 
 def result_row(item: dict[str, str], final: dict[str, Any], seconds: float) -> dict[str, Any]:
@@ -110,8 +102,6 @@ def check_many(claims: list[dict[str, str]], out: Path, ctx: Any,
     """Check every claim (as `read_claims` gives them) not yet in `out`, appending one row each;
     `run_one(claim, ctx)` returns the final state. A claim the checker refuses (empty, too long) gets a row with
     its `error`, and the run goes on."""
-    import time
-
     from state.validation import validate_claim
 
     done = finished_ids(out)

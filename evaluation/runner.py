@@ -14,9 +14,9 @@ from evaluation.metric import retrieval_metrics
 from evaluation.systems import SystemFn, timed
 
 
-def rows_in(path: Path) -> list[dict]:
-    """Every result row of a results file; a torn last line (crash mid-write), or any line that is not a row
-    with a system and a claim uid, is ignored."""
+def json_objects(path: Path) -> list[dict]:
+    """The JSON objects of an append-only JSONL file (none when it does not exist); a torn last line (a crash
+    mid-write) or any line that is not an object is skipped, so a resumed run starts from what was written."""
     if not path.is_file():
         return []
     rows = []
@@ -25,9 +25,14 @@ def rows_in(path: Path) -> list[dict]:
             row = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(row, dict) and "system" in row and "uid" in row:
+        if isinstance(row, dict):
             rows.append(row)
     return rows
+
+
+def rows_in(path: Path) -> list[dict]:
+    """Every result row of a results file: the objects with a system and a claim uid."""
+    return [row for row in json_objects(path) if "system" in row and "uid" in row]
 
 
 def finished_rows(path: Path, fingerprint: str) -> dict[tuple[str, str], dict]:
