@@ -25,7 +25,7 @@ README_CLAIM = ("The Runaways' lead singer, who also starred in the film sharing
 
 def one_check(claim: str, settings: list[str]) -> dict[str, float]:
     """Seconds from the thread id to the first documents, the verdict and the end, in a fresh process."""
-    command = [sys.executable, "-u", "-m", "cli.main", "check", claim, *[a for s in settings for a in ("--set", s)]]
+    command = [sys.executable, "-u", "-m", "claimhop.cli.main", "check", claim, *[a for s in settings for a in ("--set", s)]]
     env = {**os.environ, "DSPY_CACHEDIR": tempfile.mkdtemp(prefix="claimhop-check-time-")}
     marks: dict[str, float] = {}
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env) as proc:

@@ -33,7 +33,7 @@ GENERATED = 48
 
 def prompt_text() -> str:
     """About 750 tokens of real corpus text, the same every time."""
-    from retrieval.corpus import load_corpus
+    from claimhop.retrieval.corpus import load_corpus
 
     corpus = load_corpus()
     text = " ".join(corpus.texts[i] for i in range(0, 400, 40))
@@ -42,8 +42,8 @@ def prompt_text() -> str:
 
 def measure(options: dict[str, int]) -> dict:
     """Run inside a fresh process: load the engine with `options`, time the prompt and generation."""
-    from lm.local_engine import EngineOptions, LlamaCppEngine
-    from lm.weights import QWEN_CODER_1_5B, gguf_path
+    from claimhop.lm.local_engine import EngineOptions, LlamaCppEngine
+    from claimhop.lm.weights import QWEN_CODER_1_5B, gguf_path
 
     engine = LlamaCppEngine(gguf_path(QWEN_CODER_1_5B), EngineOptions(**options))
     body = {
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {r['threads']} | {r['n_batch']} | {r['n_ubatch']} | {r['flash_attn']} | {r['prompt_tok_s']} | "
               f"{r['gen_tok_s']} | {r['prompt_tok_s'] / base['prompt_tok_s']:.2f} | {r['gen_tok_s'] / base['gen_tok_s']:.2f} |")
     if args.out:
-        from retrieval.atomic import write_text
+        from claimhop.atomic import write_text
 
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         write_text(args.out, json.dumps({"system_info": system_info(), "results": results}, indent=1) + "\n")

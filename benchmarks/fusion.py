@@ -15,21 +15,21 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evaluation.data import load_claims
-from evaluation.figures import pyplot, save_png
-from evaluation.metric import all_gold_in
-from evaluation.optimize import training_examples
-from evaluation.report import wilson
-from retrieval.atomic import write_json, write_text
-from retrieval.fusion import reciprocal_rank_fusion
-from retrieval.service import get_retriever
+from claimhop.atomic import write_json, write_text
+from claimhop.evaluation.data import load_claims
+from claimhop.evaluation.figures import pyplot, save_png
+from claimhop.evaluation.metric import all_gold_in
+from claimhop.evaluation.optimize import training_examples
+from claimhop.evaluation.report import wilson
+from claimhop.retrieval.fusion import reciprocal_rank_fusion
+from claimhop.retrieval.service import get_retriever
 
 BM25_WEIGHTS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 RRF_KS = (5, 20, 60, 200)
 
 
 def tuning_questions() -> list[dict]:
-    """The HotpotQA questions (disjoint from the dev claims, see hover_data/PROVENANCE.md), as claims."""
+    """The HotpotQA questions (disjoint from the dev claims, see claimhop/data/PROVENANCE.md), as claims."""
     return [{"claim": e.claim, "supporting_titles": e.supporting_titles}
             for e in training_examples(limit=10**6, seed=0)]
 

@@ -17,8 +17,8 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-from evaluation.optimize import TRAIN_QUESTIONS, training_examples
-from retrieval.atomic import write_text
+from claimhop.atomic import write_text
+from claimhop.evaluation.optimize import TRAIN_QUESTIONS, training_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "benchmarks" / "samples" / "hotpotqa-200-seed0.jsonl"

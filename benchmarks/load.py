@@ -21,11 +21,11 @@ from pathlib import Path
 import httpx
 from langgraph_sdk import get_client
 
-from evaluation.data import load_claims
-from evaluation.figures import pyplot, save_png
-from evaluation.metric import all_gold_in
-from retrieval.atomic import write_json
-from server.launch import dev_server
+from claimhop.atomic import write_json
+from claimhop.evaluation.data import load_claims
+from claimhop.evaluation.figures import pyplot, save_png
+from claimhop.evaluation.metric import all_gold_in
+from claimhop.server.launch import dev_server
 
 VERDICTS = {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
 
@@ -155,7 +155,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/results/load"), help="folder for rows, summary, plot")
     args = parser.parse_args()
     claims = load_claims(limit=args.runs, seed=args.seed)
-    from cli.main import _settings
+    from claimhop.cli.main import _settings
 
     context = _settings(argparse.Namespace(set=args.set, model=None, corpus=None))
     args.out.mkdir(parents=True, exist_ok=True)

@@ -26,16 +26,16 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluation.data import load_claims
-from evaluation.figures import pyplot, save_png
-from retrieval.atomic import atomic_path, write_json, write_text
-from retrieval.corpus import BUNDLED_CORPUS, corpus_file, load_corpus
-from retrieval.embeddings import BUNDLED_EMBEDDINGS
-from retrieval.encoder import ENCODER_NAME, encode
-from retrieval.index_store import build_indexes, claim_index_folder
-from retrieval.service import Retriever
-from retrieval.shards import SHARD_SIZE, shard_path
-from server.process_memory import peak_rss_mib
+from claimhop.atomic import atomic_path, write_json, write_text
+from claimhop.evaluation.data import load_claims
+from claimhop.evaluation.figures import pyplot, save_png
+from claimhop.retrieval.corpus import BUNDLED_CORPUS, corpus_file, load_corpus
+from claimhop.retrieval.embeddings import BUNDLED_EMBEDDINGS
+from claimhop.retrieval.encoder import ENCODER_NAME, encode
+from claimhop.retrieval.index_store import build_indexes, claim_index_folder
+from claimhop.retrieval.service import IndexSearch
+from claimhop.retrieval.shards import SHARD_SIZE, shard_path
+from claimhop.server.process_memory import peak_rss_mib
 
 REAL_SIZE = 24_729
 NOISE = 0.02  # per dimension: a noise vector of norm ~0.4 beside the unit-length real one
@@ -114,7 +114,7 @@ def measure_one(size: int, queries: int, workdir: Path) -> dict:
     claims = [c["claim"] for c in load_claims(limit=queries, seed=3)]
     vectors = encode(claims)
     corpus = load_corpus(corpus_path)
-    retriever = Retriever(corpus, indexes)
+    retriever = IndexSearch(corpus, indexes)
     dense = indexes.dense.index
     row["encode_query_p50_ms"], row["encode_query_p95_ms"] = time_queries(lambda q: encode([q]), claims)
     row["dense_p50_ms"], row["dense_p95_ms"] = time_queries(lambda v: dense.search(v[None, :], 21), list(vectors))
@@ -123,7 +123,7 @@ def measure_one(size: int, queries: int, workdir: Path) -> dict:
     if row["index_type"] != "flat":
         import faiss
 
-        from retrieval.shards import iter_shards
+        from claimhop.retrieval.shards import iter_shards
         exact = faiss.IndexFlatIP(dense.d)
         for shard in iter_shards(sorted((index_folder / "shards").glob("emb-*.npy"))):
             exact.add(shard)
@@ -134,11 +134,11 @@ def measure_one(size: int, queries: int, workdir: Path) -> dict:
     return row
 
 
-def bm25s_against_rank_bm25(corpus, retriever: Retriever, claims: list[str]) -> dict:
+def bm25s_against_rank_bm25(corpus, retriever: IndexSearch, claims: list[str]) -> dict:
     """Queries per second of bm25s (claimhop's) and rank-bm25 on the same corpus, tokenisation and queries."""
     from rank_bm25 import BM25Okapi
 
-    from retrieval.lexical import _tokenize
+    from claimhop.retrieval.lexical import _tokenize
 
     tokenized = _tokenize([f"{t} {x}" for t, x in zip(corpus.titles, corpus.texts)])
     inverse = {i: w for w, i in tokenized.vocab.items()}

@@ -17,9 +17,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluation.data import DEV_CLAIMS, load_claims
-from evaluation.report import macro_f1, mcnemar_exact
-from evaluation.runner import recorded_run
+from claimhop.evaluation.data import DEV_CLAIMS, load_claims
+from claimhop.evaluation.report import macro_f1, mcnemar_exact
+from claimhop.evaluation.runner import recorded_run
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "benchmarks" / "samples" / "dev-40-seed0.jsonl"
@@ -60,7 +60,7 @@ def sample_file(n: int = 40, seed: int = 0) -> Path:
     """The committed sample (written once; the file, not the code, is what later runs are compared on)."""
     path = SAMPLE if (n, seed) == (40, 0) else ROOT / "benchmarks" / "samples" / f"dev-{n}-seed{seed}.jsonl"
     if not path.is_file():
-        from retrieval.atomic import write_text
+        from claimhop.atomic import write_text
 
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in stratified_sample(n, seed)))
@@ -72,8 +72,8 @@ def cache_for(out: Path) -> Path:
     Created empty with the run, kept with it: a resumed run adds to it (other claims' prompts, so no claim of
     the run is answered from it), and a later run can replay from it what it would ask again. Keyed by the code
     too: a run of changed code re-asks the same claims, which a cache filled by the old code would answer."""
-    from cli.main import code_digest
-    from retrieval.settings_paths import cache_root
+    from claimhop.cache_root import cache_root
+    from claimhop.cli.main import code_digest
 
     path = cache_root() / "bench-caches" / out.resolve().parent.name / f"{out.stem}-{code_digest().hex()[:8]}"
     path.mkdir(parents=True, exist_ok=True)
@@ -85,7 +85,7 @@ def run_config(config: Config, claims: Path, out: Path, cache_dir: Path | None =
     """Run (or resume) `config` on `claims`; rows go to `out`. Without `cache_dir`, the run's own cache
     (`cache_for`), empty when the run starts, so every model call is really made and timed."""
     cache = cache_dir or cache_for(out)
-    command = [sys.executable, "-m", "cli.main", "eval", "--systems", "claimhop", "--claims", str(claims),
+    command = [sys.executable, "-m", "claimhop.cli.main", "eval", "--systems", "claimhop", "--claims", str(claims),
                "--out", str(out)]
     for name, value in config.settings.items():
         command += ["--set", f"{name}={value}"]

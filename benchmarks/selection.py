@@ -20,17 +20,17 @@ from typing import Any
 
 from tqdm import tqdm
 
-from evaluation.data import DEV_CLAIMS, load_claims
-from evaluation.metric import all_gold_in
-from evaluation.report import mcnemar_exact
-from evaluation.runner import json_objects
+from claimhop.evaluation.data import DEV_CLAIMS, load_claims
+from claimhop.evaluation.metric import all_gold_in
+from claimhop.evaluation.report import mcnemar_exact
+from claimhop.evaluation.runner import json_objects
 
 
 def record(claims_path: Path, out: Path, settings: dict[str, Any]) -> None:
     """Append one record per claim not yet in `out` (resumable)."""
-    from evaluation.systems import run_graph
-    from lm.provider import local_engine_stats
-    from nodes.common import get_lm, retriever_for
+    from claimhop.evaluation.systems import run_graph
+    from claimhop.lm.provider import local_engine_stats
+    from claimhop.steps.common import get_lm, retriever_for
     from state.context import Context
 
     ctx = Context.from_any(settings)
@@ -70,10 +70,10 @@ def parse_rule(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def compare(records_path: Path, rules: list[str]) -> None:
-    from nodes.common import retriever_for
-    from nodes.search import candidate
-    from nodes.select_documents import select_from
-    from retrieval.service import Hit
+    from claimhop.retrieval.service import Hit
+    from claimhop.steps.common import retriever_for
+    from claimhop.steps.search import candidate
+    from claimhop.steps.selection import select_from
     from state.context import Context
 
     rows = [row for row in json_objects(records_path) if "uid" in row]

@@ -31,12 +31,12 @@ def measure(claims: int) -> dict:
     import dspy
 
     from benchmarks.runs import sample_file
-    from evaluation.data import load_claims
-    from lm.provider import get_lm
-    from lm.usage import LEDGER, model_step, usage_between
-    from nodes.program import ClaimHopProgram
-    from retrieval.corpus import load_corpus
-    from verification.nli import judge_pair
+    from claimhop.evaluation.data import load_claims
+    from claimhop.lm.provider import get_lm
+    from claimhop.lm.usage import LEDGER, model_step, usage_between
+    from claimhop.program import ClaimHopProgram
+    from claimhop.retrieval.corpus import load_corpus
+    from claimhop.verification.nli import judge_pair
 
     corpus = load_corpus()
     text_of = dict(zip(corpus.titles, corpus.texts))

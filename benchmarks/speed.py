@@ -1,7 +1,7 @@
 """Before and after: the same dev claims with the previous defaults and the new ones, in one invocation.
 
     python -m benchmarks.speed                               # the committed 40-claim sample
-    python -m benchmarks.speed --claims hover_data/claims_dev.jsonl --out docs/results/speed/dev-169
+    python -m benchmarks.speed --claims claimhop/data/claims_dev.jsonl --out docs/results/speed/dev-169
     python -m benchmarks.speed --reuse previous               # the previous defaults' recorded rows, not re-run
 
 Each configuration runs in its own process with a fresh, empty DSPy cache that this command creates (so every
@@ -56,7 +56,7 @@ def table(before: Config, after: Config, old: dict, new: dict) -> str:
 
 def plot(before: Config, after: Config, old: dict, new: dict, path: Path) -> Path:
     """Seconds per claim of both configurations, and where the new one's model time goes by step."""
-    from evaluation.figures import pyplot, save_png
+    from claimhop.evaluation.figures import pyplot, save_png
 
     plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             for config in (PREVIOUS, NEW)}
     text = table(PREVIOUS, NEW, runs[PREVIOUS.name], runs[NEW.name])
     print(text)
-    from retrieval.atomic import write_text
+    from claimhop.atomic import write_text
 
     write_text(out / "speed.md", f"Claims: {claims}\n\n{text}\n")
     picture = plot(PREVIOUS, NEW, runs[PREVIOUS.name], runs[NEW.name], out / "speed.png")

@@ -39,7 +39,7 @@ from benchmarks.runs import (
     sample_file,
     verdict_right,
 )
-from retrieval.settings_paths import cache_root
+from claimhop.cache_root import cache_root
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                                                f"{lost} / {gained} ({p:.2g})"]) + " |")
     text = "\n".join(lines)
     print(text)
-    from retrieval.atomic import write_text
+    from claimhop.atomic import write_text
 
     write_text(out / f"steps{suffix}.md", text + "\n")
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
+from claimhop.steps.common import MODEL_RETRY
 from graph.routers import route_after_bridge, route_after_gap_loop, route_after_intake
 from nodes import (
     bridge,
@@ -21,26 +22,33 @@ from nodes import (
     select_documents,
     verify,
 )
-from nodes.common import MODEL_RETRY
 from state.context import Context
 from state.schema import InputState, OutputState, State
 
-NODE_ORDER = [
-    "intake", "search_claim", "decompose", "early_gap", "dual_retrieval", "extract_entities", "bridge", "gap_loop",
-    "select_documents", "verify", "mitigate",
-]
+# The node table, written once: name -> (node function, whether it calls the model, so it gets MODEL_RETRY).
+# A claim runs these in this order; `follow_up` answers a question about a finished check instead.
+NODES = {
+    "intake": (intake, False),
+    "search_claim": (search_claim, False),
+    "decompose": (decompose, True),
+    "early_gap": (early_gap, True),
+    "dual_retrieval": (dual_retrieval, False),
+    "extract_entities": (extract_entities, False),
+    "bridge": (bridge, True),
+    "gap_loop": (gap_loop, True),
+    "select_documents": (select_documents, False),
+    "verify": (verify, True),
+    "mitigate": (mitigate, True),
+    "follow_up": (follow_up, True),
+}
+NODE_ORDER = [name for name in NODES if name != "follow_up"]
 
 
 def build_graph() -> StateGraph:
+    """The graph's wiring, uncompiled (tests compile it with their own checkpointer)."""
     builder = StateGraph(State, input_schema=InputState, output_schema=OutputState, context_schema=Context)
-    model_steps = {"decompose", "early_gap", "bridge", "gap_loop", "verify", "mitigate", "follow_up"}
-    for name, node in [
-        ("intake", intake), ("search_claim", search_claim), ("decompose", decompose), ("early_gap", early_gap),
-        ("dual_retrieval", dual_retrieval), ("extract_entities", extract_entities), ("bridge", bridge),
-        ("gap_loop", gap_loop), ("select_documents", select_documents), ("verify", verify),
-        ("mitigate", mitigate), ("follow_up", follow_up),
-    ]:
-        builder.add_node(name, node, retry_policy=MODEL_RETRY if name in model_steps else None)
+    for name, (node, calls_model) in NODES.items():
+        builder.add_node(name, node, retry_policy=MODEL_RETRY if calls_model else None)
     builder.add_edge(START, "intake")
     builder.add_conditional_edges("intake", route_after_intake)
     builder.add_edge("search_claim", "decompose")

@@ -6,8 +6,8 @@ from typing import Literal
 
 from langgraph.runtime import Runtime
 
-from entities.coverage import uncovered_entities
-from nodes.gap_loop import found_so_far
+from claimhop.entities.coverage import uncovered_entities
+from claimhop.steps.search import found_so_far
 from state.context import Context
 from state.schema import State
 

@@ -3,10 +3,11 @@ interleaved with them), fetch their documents, title match first, and follow the
 
 from __future__ import annotations
 
-from itertools import zip_longest
+from langgraph.runtime import Runtime
 
-from entities.matching import is_about, mentions
-from nodes.common import (
+from claimhop.entities.matching import is_about
+from claimhop.steps.bridging import SHOWN_TO_LM, choose, fetch_entities, follow_links
+from claimhop.steps.common import (
     call_lm,
     clean_list,
     emit,
@@ -15,87 +16,12 @@ from nodes.common import (
     say,
     settings_of,
 )
-from nodes.search import candidate
-from retrieval.service import Hit, SearchEngine
-from retrieval.titles import normalize_title
-from state.schema import Candidate, Hop, State
-
-SHOWN_TO_LM = 20
-LINK_SOURCES = 10  # the documents whose links are followed
+from state.context import Context
+from state.schema import State
 
 
-def lookup_entity(retriever: SearchEngine, entity: str, k: int, mode: str, must_name: bool = False) -> list:
-    """The entity's own article(s) by title, then search results for its name, up to k distinct documents. With
-    `must_name`, a search result counts only if it names the entity: searching "Edmund Burns" also ranks
-    "Edmund Leach" high, and that article is not about him."""
-    hits = retriever.by_title(entity, limit=k)
-    seen = {h.doc_id for h in hits}
-    for hit in retriever.search(entity, k, mode):
-        if len(hits) >= k:
-            break
-        if must_name and not mentions(entity, normalize_title(f"{hit.title} {hit.text}")):
-            continue
-        if hit.doc_id not in seen:
-            hits.append(hit)
-            seen.add(hit.doc_id)
-    return hits[:k]
-
-
-def fetch_entities(
-    retriever: SearchEngine, entities: list[str], step: str, k: int, mode: str, must_name: bool = False
-) -> tuple[dict[str, Candidate], list[Hop]]:
-    found: dict[str, Candidate] = {}
-    hops: list[Hop] = []
-    for entity in entities:
-        hits = lookup_entity(retriever, entity, k, mode, must_name)
-        for rank, hit in enumerate(hits, start=1):
-            if hit.title not in found:
-                found[hit.title] = candidate(hit, rank, step)
-        hops.append({"step": step, "query": entity, "titles": [h.title for h in hits]})
-    return found, hops
-
-
-def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
-    """The LM's picks that are real candidates (by normalised name), interleaved with the ranking's best:
-    a small model's judgement is hedged by the entity ranking instead of replacing it."""
-    by_key = {normalize_title(name): name for name in ranked}
-    valid = [by_key[normalize_title(p)] for p in picked if normalize_title(p) in by_key]
-    chosen: list[str] = []
-    for pair in zip_longest(valid, ranked):
-        for name in pair:
-            if name is not None and name not in chosen and len(chosen) < limit:
-                chosen.append(name)
-    return chosen
-
-
-def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limit: int, by_specificity: bool = False
-                 ) -> tuple[dict[str, Candidate], list[Hop]]:
-    """Articles not yet found that the best documents so far name most often (`retrieval.article_links`), each
-    naming weighted, with `by_specificity`, by how few articles name the target. Nothing for an engine without
-    the bundled corpus's indexes (an external engine)."""
-    from retrieval.article_links import article_links, rank_linked
-
-    folder = getattr(getattr(retriever, "indexes", None), "folder", None)
-    corpus = getattr(retriever, "corpus", None)
-    if folder is None or corpus is None or not candidates:
-        return {}, []
-    links = article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
-    best = [c["doc_id"] for c in sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]]
-    known = [c["doc_id"] for c in candidates.values()]
-    found: dict[str, Candidate] = {}
-    by_source: dict[str, list[str]] = {}
-    ranked = rank_linked(links.pairs(best), best, limit, exclude=known,
-                         weight=links.specificity if by_specificity else None)
-    for rank, (source, target) in enumerate(ranked, start=1):
-        title = corpus.titles[target]
-        found[title] = candidate(Hit(target, title, 0.0, corpus.texts[target]), rank, "links")
-        by_source.setdefault(corpus.titles[source], []).append(title)
-    hops: list[Hop] = [{"step": "links", "query": f"named by {source}", "titles": titles}
-                       for source, titles in by_source.items()]
-    return found, hops
-
-
-def bridge(state: State, runtime) -> dict:
+def bridge(state: State, runtime: Runtime[Context]) -> dict:
+    """Look up the claim's bridging entities and follow found articles' links; returns the new candidates and a hop."""
     ctx = settings_of(runtime)
     retriever = retriever_for(ctx)
     ranked = [e for e in state.get("doc_entities", []) if not any(is_about(e, t) for t in state.get("candidates", {}))]

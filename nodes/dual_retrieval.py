@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-from nodes.common import emit, retriever_for, say, settings_of
-from nodes.search import search_round
-from retrieval.service import SearchEngine
+from langgraph.runtime import Runtime
+
+from claimhop.steps.common import emit, retriever_for, say, settings_of
+from claimhop.steps.search import dual_phase_search
 from state.context import Context
-from state.schema import Candidate, Hop, State, merge_candidates
+from state.schema import State
 
 
-def dual_phase_search(
-    retriever: SearchEngine, claim: str, sub_questions: list[str], gap_queries: list[str], ctx: Context
-) -> tuple[dict[str, Candidate], list[Hop]]:
-    """Phase 1: the claim and its sub-questions (the claim leads: as one query it already finds most single-hop
-    evidence); phase 2: the early gap queries. Each phase yields its k distinct documents."""
-    found1, hops1 = search_round(
-        retriever, [claim, *sub_questions], "phase1", ctx.phase1_k, ctx.phase1_k, ctx.retrieval_mode
-    )
-    found2, hops2 = search_round(retriever, gap_queries, "phase2", ctx.phase2_k, ctx.phase2_k, ctx.retrieval_mode)
-    return merge_candidates(found1, found2), hops1 + hops2
-
-
-def dual_retrieval(state: State, runtime) -> dict:
+def dual_retrieval(state: State, runtime: Runtime[Context]) -> dict:
+    """Search the claim and its sub-questions (phase 1), then the early gap queries (phase 2)."""
     ctx = settings_of(runtime)
     found, hops = dual_phase_search(
         retriever_for(ctx), state["claim"], state.get("sub_questions", []), state.get("gap_queries", []), ctx

@@ -3,12 +3,23 @@
 
 from __future__ import annotations
 
-from entities.ner import extract_entities, unique
-from nodes.common import call_lm, clean_list, emit, program_for, say, settings_of
+from langgraph.runtime import Runtime
+
+from claimhop.entities.ner import extract_entities, unique
+from claimhop.steps.common import (
+    call_lm,
+    clean_list,
+    emit,
+    program_for,
+    say,
+    settings_of,
+)
+from state.context import Context
 from state.schema import State
 
 
-def early_gap(state: State, runtime) -> dict:
+def early_gap(state: State, runtime: Runtime[Context]) -> dict:
+    """Name the facts and entities the claim needs before searching (read from the plan when it already says)."""
     ctx = settings_of(runtime)
     claim = state["claim"]
     planned = state.get("planned_gap")

@@ -4,45 +4,17 @@ answered from the thread's checkpointed state without searching again."""
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
 
-from nodes.common import call_lm, emit, program_for, retriever_for, settings_of
-from nodes.mitigate import references_block
-from nodes.provenance import explain_document, mentioned_title, named_phrase
-from nodes.verify import numbered
+from claimhop.steps.common import call_lm, emit, program_for, settings_of
+from claimhop.steps.facts import numbered
+from claimhop.steps.follow_ups import about_a_document, fallback_answer, grounded_answer
 from state.context import Context
-from state.schema import Evidence, State
-from verification.citations import cited_numbers, drop_invalid_citations
+from state.schema import State
 
 
-def about_a_document(question: str, state: State, ctx: Context) -> str | None:
-    """The provenance answer when the question names a document (retrieved or not), else None."""
-    title = mentioned_title(question, list(state.get("candidates", {})))  # every hop's titles are candidates
-    if title:
-        return explain_document(title, state, ctx, in_collection=True)
-    phrase = named_phrase(question)
-    if not phrase:
-        return None
-    hits = retriever_for(ctx).by_title(phrase, limit=1)
-    if hits:
-        return explain_document(hits[0].title, state, ctx, in_collection=True)
-    return explain_document(phrase, state, ctx, in_collection=False)
-
-
-def grounded_answer(text: str, evidence: list[Evidence]) -> str:
-    """The LM's answer with invented citations removed, followed by the references it cites."""
-    text = " ".join(drop_invalid_citations(text, len(evidence)).split())
-    cited = sorted(set(cited_numbers(text)))
-    refs = [e for e in evidence if e["ref"] in cited]
-    return text + ("\n\nReferences:\n" + references_block(refs) if refs else "")
-
-
-def fallback_answer(state: State) -> str:
-    evidence = state.get("evidence", [])
-    return (f"I can only restate the earlier result: the verdict was {state.get('verdict', 'INSUFFICIENT_INFO')}"
-            + (", resting on:\n" + references_block(evidence) if evidence else ", with no evidence sentences."))
-
-
-def follow_up(state: State, runtime) -> dict:
+def follow_up(state: State, runtime: Runtime[Context]) -> dict:
+    """Answer a question about the thread's finished check from its checkpointed state, without searching again."""
     ctx = settings_of(runtime)
     question = state["question"]
     answer = about_a_document(question, state, ctx)

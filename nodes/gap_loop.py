@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from entities.matching import is_about
-from nodes.common import (
+from langgraph.runtime import Runtime
+
+from claimhop.entities.matching import is_about
+from claimhop.steps.common import (
     call_lm,
     clean_list,
     emit,
@@ -12,20 +14,13 @@ from nodes.common import (
     say,
     settings_of,
 )
-from nodes.search import search_round
+from claimhop.steps.search import found_so_far, search_round
+from state.context import Context
 from state.schema import State
 
-SHOWN_DOCS = 8
-SNIPPET_CHARS = 90
 
-
-def found_so_far(state: State) -> list[str]:
-    """The best candidates as 'title: first sentence', short enough for a small model's context."""
-    best = sorted(state.get("candidates", {}).values(), key=lambda c: -c["retrieval_score"])[:SHOWN_DOCS]
-    return [f"{c['title']}: {c['text'][:SNIPPET_CHARS]}" for c in best]
-
-
-def gap_loop(state: State, runtime) -> dict:
+def gap_loop(state: State, runtime: Runtime[Context]) -> dict:
+    """Ask what is still missing, search for it, and record the round (the router decides whether to loop)."""
     ctx = settings_of(runtime)
     iteration = state.get("iteration", 0) + 1
     step = f"gap_loop_{iteration}"

@@ -6,15 +6,19 @@ selection may add from or keep whatever the entity scores say (`claim_k`, `claim
 
 from __future__ import annotations
 
-from nodes.common import emit, retriever_for, say, settings_of
-from nodes.search import candidate
+from langgraph.runtime import Runtime
+
+from claimhop.steps.common import emit, retriever_for, say, settings_of
+from claimhop.steps.search import candidate
+from state.context import Context
 from state.schema import State
 
 SHOWN = 7
 SNIPPET_CHARS = 160
 
 
-def search_claim(state: State, runtime) -> dict:
+def search_claim(state: State, runtime: Runtime[Context]) -> dict:
+    """Search the claim alone before any model call, so a user sees documents within seconds."""
     ctx = settings_of(runtime)
     depth = max(SHOWN, ctx.claim_k, ctx.claim_floor)
     hits = retriever_for(ctx).search_fused(state["claim"], depth, ctx.retrieval_mode)  # never the LM re-ranker

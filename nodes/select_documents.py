@@ -2,104 +2,16 @@
 
 from __future__ import annotations
 
-from entities.matching import is_about, mentions
-from entities.ner import unique
-from nodes.common import emit, say, settings_of
-from retrieval.titles import normalize_title
+from langgraph.runtime import Runtime
+
+from claimhop.steps.common import emit, say, settings_of
+from claimhop.steps.selection import candidate_pool, select_from
 from state.context import Context
-from state.schema import Candidate, SelectedDoc, State
+from state.schema import State
 
 
-def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus: float) -> dict[str, float]:
-    """The entities the document mentions, each with its weight (an entity that is the document's title counts
-    more: the document is about it)."""
-    hits: dict[str, float] = {}
-    for entity in entities:
-        if is_about(entity, cand["title"]):
-            hits[entity] = 1.0 + title_bonus
-        elif mentions(entity, normalized):
-            hits[entity] = 1.0
-    return hits
-
-
-def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
-                     ctx: Context) -> list[SelectedDoc]:
-    """All candidates, best first. score = retrieval_weight * fused retrieval score (0-1) + the claim's and the
-    gap analyses' entity weights + a bonus for both. With `coverage_decay` below 1 the order is built one
-    document at a time, and an entity the documents already chosen have is worth `coverage_decay` times less
-    for each of them: a document earns what it adds, so ten articles naming "Florida" do not crowd out the one
-    about the claim's other name."""
-    claim_entities = unique(claim_entities)
-    gap_entities = [e for e in unique(gap_entities) if e.casefold() not in {c.casefold() for c in claim_entities}]
-    top = max((c["retrieval_score"] for c in candidates.values()), default=1.0) or 1.0
-    docs: list[tuple[SelectedDoc, dict[str, float], dict[str, float]]] = []
-    for cand in candidates.values():
-        normalized = normalize_title(f"{cand['title']} {cand['text']}")
-        claim_hits = _matched(claim_entities, cand, normalized, ctx.title_match_weight)
-        gap_hits = _matched(gap_entities, cand, normalized, ctx.title_match_weight)
-        doc: SelectedDoc = {
-            "rank": 0, "title": cand["title"], "text": cand["text"], "score": 0.0,
-            "retrieval_score": round(cand["retrieval_score"] / top, 4), "claim_entities": list(claim_hits),
-            "gap_entities": list(gap_hits), "found_by": cand["found_by"],
-        }
-        docs.append((doc, claim_hits, gap_hits))
-    had: dict[str, int] = {}  # how many chosen documents have each entity (coverage_decay < 1 only)
-
-    def worth(hits: dict[str, float]) -> float:
-        return sum(weight * ctx.coverage_decay ** had.get(entity, 0) for entity, weight in hits.items())
-
-    def score(item: tuple[SelectedDoc, dict[str, float], dict[str, float]]) -> float:
-        doc, claim_hits, gap_hits = item
-        return (ctx.retrieval_weight * doc["retrieval_score"] + ctx.claim_entity_weight * worth(claim_hits)
-                + ctx.gap_entity_weight * worth(gap_hits) + (ctx.both_bonus if claim_hits and gap_hits else 0.0))
-
-    def order(item: tuple[SelectedDoc, dict[str, float], dict[str, float]]) -> tuple:
-        return -score(item), -item[0]["retrieval_score"], item[0]["title"]
-
-    ranked: list[SelectedDoc] = []
-    if ctx.coverage_decay >= 1.0:
-        for item in sorted(docs, key=order):
-            item[0]["score"] = round(score(item), 4)
-            ranked.append(item[0])
-    else:
-        remaining = list(docs)
-        while remaining:
-            best = min(remaining, key=order)
-            best[0]["score"] = round(score(best), 4)
-            ranked.append(best[0])
-            remaining.remove(best)
-            for entity in (*best[1], *best[2]):
-                had[entity] = had.get(entity, 0) + 1
-    for rank, doc in enumerate(ranked, start=1):
-        doc["rank"] = rank
-    return ranked
-
-
-def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candidate], ctx: Context
-                   ) -> dict[str, Candidate]:
-    """What selection chooses from: the hops' candidates and the claim's own first `claim_k` search results."""
-    pool = dict(candidates)
-    for cand in claim_ranking[: ctx.claim_k]:
-        pool.setdefault(cand["title"], cand)
-    return pool
-
-
-def select_from(candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
-                claim_ranking: list[Candidate], ctx: Context) -> list[SelectedDoc]:
-    """The `top_k` best candidates, in score order. The claim's own first `claim_k` search results join the
-    candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
-    high is evidence the entity scores may not see (a name the planner did not write down)."""
-    pool = candidate_pool(candidates, claim_ranking, ctx)
-    ranked = score_candidates(pool, claim_entities, gap_entities, ctx)
-    floor = {c["title"] for c in claim_ranking[: ctx.claim_floor]} & set(pool)
-    if not floor:
-        return ranked[: ctx.top_k]
-    rest = [d["title"] for d in ranked if d["title"] not in floor][: max(0, ctx.top_k - len(floor))]
-    chosen = floor | set(rest)
-    return [d for d in ranked if d["title"] in chosen][: ctx.top_k]
-
-
-def select_documents(state: State, runtime) -> dict:
+def select_documents(state: State, runtime: Runtime[Context]) -> dict:
+    """Choose the documents to judge: the claim's own top ranks, then coverage of its entities."""
     ctx = settings_of(runtime)
     candidates = state.get("candidates", {})
     selected = select_from(candidates, state.get("claim_entities", []), state.get("gap_entities", []),

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from retrieval.corpus import BUNDLED_CORPUS, CorpusError, checked_corpus_path
+from claimhop.retrieval.corpus import BUNDLED_CORPUS, CorpusError, checked_corpus_path
 
 
 def enforced() -> bool:

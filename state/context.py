@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_type_hints
 
-from retrieval.fusion import Fusion
+from claimhop.retrieval.fusion import Fusion
 
 FUSION = Fusion()
 
@@ -39,7 +39,7 @@ class Context:
     )
     retriever: str = _setting(
         "", "Search engine: empty for claimhop's own indexes, or 'package.module:function' returning a LangChain "
-        "BaseRetriever, e.g. 'retrieval.pgvector_store:pgvector_retriever' (PostgreSQL + pgvector).",
+        "BaseRetriever, e.g. 'claimhop.retrieval.pgvector_store:pgvector_retriever' (PostgreSQL + pgvector).",
     )
     retrieval_mode: Literal["hybrid", "bm25", "dense"] = _setting(
         "hybrid", "Search used by every hop: BM25 + dense fused by reciprocal rank, or one of them."
@@ -152,10 +152,10 @@ class Context:
         300.0, "Seconds one model call may take before it counts as failed (then retried or replaced).", 1, 3600
     )
     use_optimized_program: bool = _setting(
-        True, "Load the optimised DSPy program (optimized/claimhop_program.json, or program_path) when it exists."
+        True, "Load the optimised DSPy program (the one `claimhop optimize` saved, or program_path) when it exists."
     )
     program_path: str = _setting(
-        "", "An optimised DSPy program (.json) to load instead of optimized/claimhop_program.json, e.g. one "
+        "", "An optimised DSPy program (.json) to load instead of the one `claimhop optimize` saved, e.g. one "
         "`claimhop optimize --out FILE` saved elsewhere; it must exist."
     )
 

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def hover_claim(uid_prefix: str) -> dict:
-    for line in (ROOT / "hover_data" / "claims_dev.jsonl").read_text().splitlines():
+    for line in (ROOT / "claimhop" / "data" / "claims_dev.jsonl").read_text().splitlines():
         row = json.loads(line)
         if row["uid"].startswith(uid_prefix):
             return row

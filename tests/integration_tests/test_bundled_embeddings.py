@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from retrieval.corpus import load_corpus
-from retrieval.embeddings import BUNDLED_EMBEDDINGS, matches, read_manifest
-from retrieval.encoder import encode, passage_text
+from claimhop.retrieval.corpus import load_corpus
+from claimhop.retrieval.embeddings import BUNDLED_EMBEDDINGS, matches, read_manifest
+from claimhop.retrieval.encoder import encode, passage_text
 
 
 def test_shipped_embeddings_match_a_fresh_encoding():

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def claimhop(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cli.main", "check", *args]
+    return [sys.executable, "-m", "claimhop.cli.main", "check", *args]
 
 
 def lines_of(stream, into: queue.Queue) -> None:

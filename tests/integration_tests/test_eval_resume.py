@@ -9,7 +9,7 @@ import time
 
 
 def eval_cmd(out):
-    return [sys.executable, "-m", "cli.main", "eval", "--systems", "bm25,hybrid", "--out", str(out)]
+    return [sys.executable, "-m", "claimhop.cli.main", "eval", "--systems", "bm25,hybrid", "--out", str(out)]
 
 
 def rows(out):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from small_corpus import SMALL_CORPUS
 
-from retrieval.rerank import LMReranker
-from retrieval.service import Hit
+from claimhop.retrieval.rerank import LMReranker
+from claimhop.retrieval.service import Hit
 
 QUERY = "Who was the lead vocalist of Journey from 1998 to 2006?"
 

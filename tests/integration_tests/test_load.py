@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from benchmarks.load import run_load, summarise
-from evaluation.data import load_claims
-from server.launch import CONCURRENT_RUNS
+from claimhop.evaluation.data import load_claims
+from claimhop.server.launch import CONCURRENT_RUNS
 
 # Fewer steps than the defaults keep this test to a few minutes; the benchmark uses the defaults.
 QUICK = {"max_iterations": 0, "max_sub_questions": 2, "max_gap_queries": 2, "max_bridge_entities": 3}

@@ -13,10 +13,10 @@ class RealModelInUnitTest(BaseException):
 
 @pytest.fixture(autouse=True)
 def no_real_model(monkeypatch):
-    import lm.provider
+    import claimhop.lm.provider
 
     def refuse():
         raise RealModelInUnitTest("a unit test reached the real local model: give it a fake LM (tests/fakes.py) "
                                   "or pin a setting that avoids it")
 
-    monkeypatch.setattr(lm.provider, "_local_lm", refuse)
+    monkeypatch.setattr(claimhop.lm.provider, "_local_lm", refuse)

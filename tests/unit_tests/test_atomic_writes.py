@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.atomic import atomic_dir, atomic_path, write_json
+from claimhop.atomic import atomic_dir, atomic_path, write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITE_METHODS = {"write_text", "write_bytes", "savefig", "write_index", "save", "dump"}
 # Writes that are not whole files, each safe for its own reason:
 NOT_WHOLE_FILES = {
-    ("retrieval/atomic.py", "atomic_path"), ("retrieval/atomic.py", "atomic_dir"), ("retrieval/atomic.py", "write_text"),
-    ("evaluation/runner.py", "append_row"),  # append-only results: one fsynced line per row; a torn last line is skipped
+    ("claimhop/atomic.py", "atomic_path"), ("claimhop/atomic.py", "atomic_dir"), ("claimhop/atomic.py", "write_text"),
+    ("claimhop/evaluation/runner.py", "append_row"),  # append-only results: one fsynced line per row; a torn last line is skipped
     ("benchmarks/load.py", "on_row"),  # the same, for the load benchmark's rows
-    ("server/launch.py", "dev_server"),  # the test server's log stream, and its config in its own temporary folder
-    ("retrieval/entity_graph.py", "_write_tables"),  # scratch CSVs in a temporary folder, deleted after loading
+    ("claimhop/server/launch.py", "dev_server"),  # the test server's log stream, and its config in its own temporary folder
+    ("claimhop/retrieval/entity_graph.py", "_write_tables"),  # scratch CSVs in a temporary folder, deleted after loading
 }
 
 

@@ -8,10 +8,16 @@ import json
 
 import pytest
 
-from cli.main import main
-from evaluation.calibration import cross_fit, decide_by_fold, fit, fold_of, replay
-from verification.ensemble import EnsembleRule
-from verification.pipeline import check_facts
+from claimhop.cli.main import main
+from claimhop.evaluation.calibration import (
+    cross_fit,
+    decide_by_fold,
+    fit,
+    fold_of,
+    replay,
+)
+from claimhop.verification.ensemble import EnsembleRule
+from claimhop.verification.pipeline import check_facts
 
 
 def judged(entail: float, contra: float = 0.1, alignment: float = 0.8) -> dict:

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from lm.call_watch import SerialModel
-from nodes.common import ModelTimeout, with_timeout
+from claimhop.lm.call_watch import SerialModel
+from claimhop.steps.common import ModelTimeout, with_timeout
 
 
 def model_call(model: SerialModel, seconds: float):

@@ -11,16 +11,16 @@ import pytest
 from fakes import fake_lm
 from test_graph_routing import answers
 
-import cli.main
-import nodes.common
-from cli.batch import read_claims
+import claimhop.cli.main
+import claimhop.steps.common
+from claimhop.cli.batch import read_claims
 
 CLAIMS = ["Steve Augeri is American.", "Cherie Currie sang for The Runaways."]
 
 
 def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
     try:
-        code = cli.main.main(argv)
+        code = claimhop.cli.main.main(argv)
     except SystemExit as stop:
         code = stop.code
     out = capsys.readouterr()
@@ -34,7 +34,7 @@ def rows(path) -> list[dict]:
 @pytest.fixture
 def fake_model(monkeypatch):
     lm, engine = fake_lm(answers())
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
     return engine
 
 

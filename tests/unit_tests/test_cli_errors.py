@@ -7,7 +7,7 @@ import pytest
 
 
 def claimhop(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run([sys.executable, "-m", "claimhop.cli.main", *args], capture_output=True, text=True, timeout=120, check=False)
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_malformed_corpus_is_named(tmp_path):
 
 def test_an_argument_that_is_not_utf8_or_only_control_characters_is_an_empty_claim():
     for raw in (b"\xff\xfe", b"\x01\x02\x1b"):
-        result = subprocess.run([sys.executable, "-m", "cli.main", "check", raw], capture_output=True, timeout=120,
+        result = subprocess.run([sys.executable, "-m", "claimhop.cli.main", "check", raw], capture_output=True, timeout=120,
                                 check=False)
         assert result.returncode == 2
         assert b"claim is empty" in result.stderr and b"Traceback" not in result.stderr
@@ -66,7 +66,7 @@ def test_bad_settings_record_no_thread(tmp_path):
     import sqlite3
 
     env = {**os.environ, "CLAIMHOP_HOME": str(tmp_path)}
-    result = subprocess.run([sys.executable, "-m", "cli.main", "check", "A claim.", "--set", "program_path=/no.json"],
+    result = subprocess.run([sys.executable, "-m", "claimhop.cli.main", "check", "A claim.", "--set", "program_path=/no.json"],
                             capture_output=True, text=True, timeout=120, check=False, env=env)
     assert result.returncode == 2 and "program_path" in result.stderr
     database = tmp_path / "checkpoints.sqlite"

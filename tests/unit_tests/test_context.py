@@ -45,10 +45,10 @@ def test_bad_environment_value_names_the_variable(monkeypatch):
         Context()
 
 
-def test_readme_lists_every_setting_as_the_code_defines_it():
+def test_settings_page_lists_every_setting_as_the_code_defines_it():
     from pathlib import Path
 
     from state.context import settings_table
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert settings_table() in readme, "README's settings table is stale: paste state.context.settings_table()"
+    page = (Path(__file__).resolve().parents[2] / "docs" / "settings.md").read_text(encoding="utf-8")
+    assert settings_table() in page, "docs/settings.md's table is stale: paste state.context.settings_table()"

@@ -3,16 +3,16 @@
 import dspy
 from fakes import fake_lm
 
-from evaluation.baselines.diverse_coverage import DiverseCoverage
-from retrieval.corpus import load_corpus
-from retrieval.fusion import reciprocal_rank_fusion
-from retrieval.index_store import build_indexes
-from retrieval.service import Retriever
+from claimhop.evaluation.baselines.diverse_coverage import DiverseCoverage
+from claimhop.retrieval.corpus import load_corpus
+from claimhop.retrieval.fusion import reciprocal_rank_fusion
+from claimhop.retrieval.index_store import build_indexes
+from claimhop.retrieval.service import IndexSearch
 
 
 def test_selects_k_distinct_documents_preferring_high_coverage_scores(small_corpus, tmp_path):
     corpus = load_corpus(small_corpus)
-    retriever = Retriever(corpus, build_indexes(corpus, tmp_path))
+    retriever = IndexSearch(corpus, build_indexes(corpus, tmp_path))
     lm, engine = fake_lm({
         "queries": {"queries": ["Steve Augeri singer", "Runaways lead singer", "Foxes film"]},
         "scores": {"scores": [0, 0, 0, 0, 0, 0, 0, 10]},
@@ -30,8 +30,8 @@ def test_selects_k_distinct_documents_preferring_high_coverage_scores(small_corp
 
 def test_the_eval_system_runs_the_baseline_on_the_run_corpus(small_corpus, monkeypatch):
     """`claimhop eval --systems diverse-coverage`, as the eval builds it (fake LM: the wiring is under test)."""
-    import lm.provider as provider
-    from evaluation.systems import make_systems
+    import claimhop.lm.provider as provider
+    from claimhop.evaluation.systems import make_systems
 
     fake, _ = fake_lm({"queries": {"queries": ["Steve Augeri singer", "Runaways lead singer", "Foxes film"]},
                      "scores": {"scores": [10, 0, 0, 0, 0, 0, 0, 0, 0, 0]}})

@@ -10,16 +10,20 @@ from fakes import fake_lm
 from langchain_core.documents import Document
 from test_graph_routing import answers
 
-import cli.main
-import nodes.common
-from retrieval.engines import ClaimhopRetriever, LangChainEngine, external_engine
-from retrieval.pgvector_store import pgvector_retriever, sqlalchemy_url
-from retrieval.service import get_retriever
-from server.webapp import problem_with
+import claimhop.cli.main
+import claimhop.steps.common
+from claimhop.retrieval.engines import (
+    ClaimhopRetriever,
+    LangChainSearch,
+    external_engine,
+)
+from claimhop.retrieval.pgvector_store import pgvector_retriever, sqlalchemy_url
+from claimhop.retrieval.service import get_retriever
+from claimhop.server.webapp import problem_with
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."
 QUERIES = ["lead singer of The Runaways", "rock band from San Francisco", "soundtrack of the 1980 film Foxes"]
-FACTORY = "retrieval.pgvector_store:pgvector_retriever"
+FACTORY = "claimhop.retrieval.pgvector_store:pgvector_retriever"
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +39,7 @@ def postgres(tmp_path_factory):
 def loaded(postgres, small_corpus, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("CLAIMHOP_HOME", str(tmp_path_factory.mktemp("home")))
-    mp.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    mp.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     mp.setenv("CLAIMHOP_PG_URL", postgres)
     mp.setenv("CLAIMHOP_PG_COLLECTION", "small")
     yield postgres
@@ -43,15 +47,15 @@ def loaded(postgres, small_corpus, tmp_path_factory):
 
 
 def test_the_index_command_loads_the_corpus_into_pgvector(loaded, small_corpus, capsys):
-    assert cli.main.main(["index", str(small_corpus), "--pgvector", "--collection", "small"]) == 0
+    assert claimhop.cli.main.main(["index", str(small_corpus), "--pgvector", "--collection", "small"]) == 0
     report = json.loads(capsys.readouterr().out)["pgvector"]
     assert report["documents"] == 8 and report["collection"] == "small" and report["hnsw_index"]
     assert "postgresql" not in json.dumps(report)  # the URL (and any password in it) is not printed
-    assert cli.main.main(["index", str(small_corpus), "--pgvector", "--collection", "small"]) == 0  # upsert
+    assert claimhop.cli.main.main(["index", str(small_corpus), "--pgvector", "--collection", "small"]) == 0  # upsert
 
 
 def test_pgvector_finds_what_the_built_in_dense_search_finds(loaded, small_corpus):
-    engine = LangChainEngine(pgvector_retriever())
+    engine = LangChainSearch(pgvector_retriever())
     built_in = get_retriever(str(small_corpus))
     for query in QUERIES:
         external = engine.search(query, 5)
@@ -61,8 +65,8 @@ def test_pgvector_finds_what_the_built_in_dense_search_finds(loaded, small_corpu
 
 def test_the_graph_runs_unchanged_on_the_external_engine(loaded, small_corpus, monkeypatch, capsys):
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
-    code = cli.main.main(["check", CLAIM, "--set", f"retriever={FACTORY}", "--set", "max_iterations=1",
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    code = claimhop.cli.main.main(["check", CLAIM, "--set", f"retriever={FACTORY}", "--set", "max_iterations=1",
                           "--set", "use_optimized_program=false", "--set", "verifier=single", "--json", "--quiet"])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
@@ -83,8 +87,8 @@ def test_claimhop_search_is_a_langchain_retriever(small_corpus, tmp_path, monkey
 
 
 @pytest.mark.parametrize(("spec", "problem"), [
-    ("no_colon", "must look like"), ("retrieval.nope:factory", "cannot be loaded"),
-    ("retrieval.pgvector_store:DIM", "is not a function"), ("retrieval.corpus:corpus_file", ""),
+    ("no_colon", "must look like"), ("claimhop.retrieval.nope:factory", "cannot be loaded"),
+    ("claimhop.retrieval.pgvector_store:DIM", "is not a function"), ("claimhop.retrieval.corpus:corpus_file", ""),
 ])
 def test_a_bad_retriever_setting_is_named(spec, problem):
     with pytest.raises((ValueError, TypeError)) as err:

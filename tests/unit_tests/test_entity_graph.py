@@ -6,23 +6,23 @@ from __future__ import annotations
 import json
 
 import pytest
-from small_corpus import SMALL_CORPUS
 from fakes import fake_lm
+from small_corpus import SMALL_CORPUS
 from test_graph_routing import answers
 
-import cli.main
-import nodes.common
-from retrieval.article_links import LINKS_FILE, ArticleLinks, article_links
-from retrieval.corpus import corpus_file, load_corpus
-from retrieval.entity_graph import (
+import claimhop.cli.main
+import claimhop.steps.common
+from claimhop.retrieval.article_links import LINKS_FILE, ArticleLinks, article_links
+from claimhop.retrieval.corpus import corpus_file, load_corpus
+from claimhop.retrieval.entity_graph import (
     common_words,
     graph_connection,
     linkable,
     linked_articles,
     remove_entity_graph,
 )
-from retrieval.index_store import index_dir_for
-from retrieval.synthesis import MultiDocSynthesizer
+from claimhop.retrieval.index_store import index_dir_for
+from claimhop.retrieval.synthesis import MultiDocSynthesizer
 
 EXTRA = [
     {"title": "Runaways trivia", "text": "Who sang lead for The Runaways? Cherie Currie sang lead for The Runaways. "
@@ -38,13 +38,13 @@ def graph(tmp_path_factory):
     corpus.write_text("\n".join(json.dumps(r) for r in SMALL_CORPUS + EXTRA) + "\n", encoding="utf-8")
     mp = pytest.MonkeyPatch()
     mp.setenv("CLAIMHOP_HOME", str(home))
-    mp.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    mp.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     yield corpus
     mp.undo()
 
 
 def built(corpus, capsys) -> dict:
-    assert cli.main.main(["index", str(corpus), "--entity-graph"]) == 0
+    assert claimhop.cli.main.main(["index", str(corpus), "--entity-graph"]) == 0
     return json.loads(capsys.readouterr().out)["entity_graph"]
 
 
@@ -69,7 +69,7 @@ def test_a_graph_is_never_used_for_another_corpus(graph, small_corpus, capsys, t
     built(graph, capsys)
     folder = index_dir_for(corpus_file(graph))
     assert graph_connection(folder, corpus_file(small_corpus).sha256) is None
-    from retrieval.index_store import build_indexes
+    from claimhop.retrieval.index_store import build_indexes
     build_indexes(corpus_file(small_corpus), folder)  # the folder now indexes another corpus
     assert not (folder / "entity_graph.kuzu").exists()
     assert graph_connection(folder, corpus_file(graph).sha256) is None
@@ -103,12 +103,12 @@ def test_the_link_table_holds_exactly_the_graphs_links_and_is_remade_for_another
 def test_the_bridge_step_follows_links_when_asked_without_the_kuzu_graph(graph, monkeypatch, capsys):
     remove_entity_graph(index_dir_for(corpus_file(graph)))  # following links needs only the link table
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
     args = ["check", "Cherie Currie and Steve Augeri were both American.", "--corpus", str(graph), "--json",
             "--quiet", "--set", "use_optimized_program=false", "--set", "max_iterations=0",
             "--set", "phase1_k=2", "--set", "phase2_k=1", "--set", "bridge_k=1",  # leave documents to be linked
             "--set", "verifier=single"]
-    assert cli.main.main(args) == 0  # on by default (3)
+    assert claimhop.cli.main.main(args) == 0  # on by default (3)
     with_links = json.loads(capsys.readouterr().out)
     link_hops = [h for h in with_links["hops"] if h["step"] == "links"]
     assert link_hops and all(h["query"].startswith("named by ") and h["titles"] for h in link_hops)
@@ -116,7 +116,7 @@ def test_the_bridge_step_follows_links_when_asked_without_the_kuzu_graph(graph, 
     selected = {d["title"]: d for d in with_links["selected"]}
     assert linked <= selected.keys()  # a linked article counts as looked up, so selection weighs its title
     assert all(t in selected[t]["gap_entities"] for t in linked if t not in selected[t]["claim_entities"])
-    assert cli.main.main([*args, "--set", "link_articles=0"]) == 0
+    assert claimhop.cli.main.main([*args, "--set", "link_articles=0"]) == 0
     assert not [h for h in json.loads(capsys.readouterr().out)["hops"] if h["step"] == "links"]
 
 
@@ -153,7 +153,7 @@ def test_idf_weighted_link_following_prefers_a_specific_article_to_one_every_art
     """Article 0 (the best document) and article 1 both name "United States" (4), which every article names;
     article 0 also names the director (5), named by no other article. By count the country wins; weighted by
     specificity, the director does."""
-    from retrieval.article_links import rank_linked
+    from claimhop.retrieval.article_links import rank_linked
 
     links = ArticleLinks.from_lists([[4, 5], [4], [4], [4], [], []], "test")
     assert links.times_named.tolist() == [0, 0, 0, 0, 4, 1]

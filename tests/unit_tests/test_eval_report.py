@@ -21,7 +21,7 @@ def test_report_only_tables_the_claims_every_system_finished(tmp_path):
                 _row("bm25", "c3", 1.0),                       # hybrid has not finished c3 yet: left out
                 _row("hybrid", "c3", 0.0, fingerprint="old")]  # another run's row: never mixed in
     rows.write_text("".join(json.dumps(r) + "\n" for r in recorded) + '{"torn": ')
-    result = subprocess.run([sys.executable, "-m", "cli.main", "eval", "--report-only", "--claims", str(claims),
+    result = subprocess.run([sys.executable, "-m", "claimhop.cli.main", "eval", "--report-only", "--claims", str(claims),
                              "--systems", "bm25,hybrid", "--out", str(rows)],
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
@@ -34,7 +34,7 @@ def test_report_only_tables_the_claims_every_system_finished(tmp_path):
 def test_report_only_names_a_system_the_run_never_had(tmp_path):
     rows = tmp_path / "eval.jsonl"
     rows.write_text(json.dumps(_row("bm25", "c1", 1.0)) + "\n")
-    result = subprocess.run([sys.executable, "-m", "cli.main", "eval", "--report-only", "--systems", "bm25,dense",
+    result = subprocess.run([sys.executable, "-m", "claimhop.cli.main", "eval", "--report-only", "--systems", "bm25,dense",
                              "--out", str(rows)], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2 and "no rows of system(s) dense" in result.stderr
     assert "Traceback" not in result.stderr
@@ -51,7 +51,7 @@ def test_against_compares_each_system_with_the_same_system_of_an_earlier_run_cla
     before.write_text("".join(json.dumps(r) + "\n" for r in [
         {**_row("claimhop", "c1", 0.0, "old"), "verdict": "SUPPORTED"}, _row("claimhop", "c2", 0.0, "old"),
         _row("claimhop", "c3", 1.0, "old"), _row("bm25", "c1", 1.0, "old")]))
-    command = [sys.executable, "-m", "cli.main", "eval", "--report-only", "--claims", str(claims), "--systems",
+    command = [sys.executable, "-m", "claimhop.cli.main", "eval", "--report-only", "--claims", str(claims), "--systems",
                "claimhop", "--out", str(now)]
     result = subprocess.run([*command, "--against", str(before)], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
@@ -64,7 +64,7 @@ def test_against_compares_each_system_with_the_same_system_of_an_earlier_run_cla
 
 
 def test_rows_are_keyed_by_settings_as_resolved_so_an_environment_variable_starts_a_fresh_run(monkeypatch, tmp_path):
-    from cli.main import run_fingerprint
+    from claimhop.cli.main import run_fingerprint
     from state.context import Context
 
     before = run_fingerprint(Context())

@@ -9,12 +9,12 @@ import importlib
 import pytest
 from test_graph_routing import answers, run
 
-from lm.label_probs import LabelError, classify_local, label_distribution
-from verification.alignment import alignment_score
-from verification.citations import CitationError
-from verification.ensemble import EnsembleRule, combine, judge_fact
-from verification.nli import LABELS
-from verification.pipeline import check_facts
+from claimhop.lm.label_probs import LabelError, classify_local, label_distribution
+from claimhop.verification.alignment import alignment_score
+from claimhop.verification.citations import CitationError
+from claimhop.verification.ensemble import EnsembleRule, combine, judge_fact
+from claimhop.verification.nli import LABELS
+from claimhop.verification.pipeline import check_facts
 
 RULE = EnsembleRule()
 # the first position's top tokens the local model gave for "Cherie Currie is British" against her article
@@ -70,7 +70,7 @@ def probs(e: float, c: float) -> dict[str, float]:
 
 
 def test_fragments_from_the_splitter_are_joined_to_the_fact_before_them():
-    from nodes.verify import whole_facts
+    from claimhop.steps.facts import whole_facts
 
     facts = [{"text": "Chandgi Ram won a gold medal", "entities": ["Chandgi Ram"]},
              {"text": "in 1970", "entities": []}, {"text": "held in Argentina", "entities": ["Argentina"]},
@@ -112,7 +112,7 @@ CONFIDENT_JUDGE_RULE = {"entail_threshold": 0.5, "contradict_threshold": 0.6, "m
 
 
 def run_facts(monkeypatch, corpus, reply: dict, judge=fake_judge):
-    monkeypatch.setattr(importlib.import_module("nodes.verify"), "judge_pair", lambda model, title, sentence, fact: judge(title, sentence, fact))
+    monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "judge_pair", lambda model, title, sentence, fact, predictor=None: judge(title, sentence, fact))
     return run(monkeypatch, corpus, reply, verifier="facts", max_iterations=0, **CONFIDENT_JUDGE_RULE)
 
 
@@ -168,7 +168,7 @@ def test_no_evidence_at_all_gives_insufficient_info_with_the_reason():
 
 
 def test_an_answer_quoting_a_sentence_its_document_lacks_is_never_returned(monkeypatch, small_corpus):
-    from nodes.mitigate import mitigate_facts
+    from claimhop.steps.answer import mitigate_facts
 
     _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is American"))
     tampered = {**final, "evidence": [{**final["evidence"][0], "sentence": "Cherie Currie is British."}]}
@@ -182,9 +182,9 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
     scripted (what the model would say is measured by `claimhop eval-verify`, not here)."""
     from claims import hover_claim
 
-    from evaluation.verify_eval import documents_by_title
-    from nodes.mitigate import mitigate_facts
-    from retrieval.corpus import BUNDLED_CORPUS, load_corpus
+    from claimhop.evaluation.verify_eval import documents_by_title
+    from claimhop.retrieval.corpus import BUNDLED_CORPUS, load_corpus
+    from claimhop.steps.answer import mitigate_facts
     from state.context import Context
 
     claim = hover_claim("1a93ad4e")
@@ -193,14 +193,14 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
     facts = [{"text": "Chandgi Ram won a gold medal in 1970.", "entities": ["Chandgi Ram"]},
              {"text": "The 1970 Asian Games were held in Argentina.", "entities": ["1970 Asian Games", "Argentina"]}]
 
-    def judge(model: str, title: str, sentence: str, fact: str) -> dict[str, float]:
+    def judge(model: str, title: str, sentence: str, fact: str, predictor=None) -> dict[str, float]:
         if "Argentina" in fact and "Bangkok" in sentence:
             return probs(0.03, 0.9)
         if "gold medal" in fact and "gold medal in the 1970 Asian Games" in sentence:
             return probs(0.9, 0.02)
         return probs(0.05, 0.05)
 
-    verify = importlib.import_module("nodes.verify")
+    verify = importlib.import_module("claimhop.steps.facts")
     monkeypatch.setattr(verify, "atomic_facts", lambda state, ctx: (facts, None))
     monkeypatch.setattr(verify, "judge_pair", judge)
     state = {"claim": claim["claim"], "selected": selected}

@@ -7,11 +7,11 @@ import time
 import pytest
 from langchain_core.documents import BaseDocumentCompressor
 
-from nodes.common import retriever_for
-from retrieval.fusion import Fusion
-from retrieval.rerank import CompressorReranker, LMReranker, make_reranker
-from retrieval.service import Hit, get_retriever
-from retrieval.tuned_search import TunedSearch
+from claimhop.retrieval.fusion import Fusion
+from claimhop.retrieval.rerank import CompressorReranker, LMReranker, make_reranker
+from claimhop.retrieval.service import Hit, get_retriever
+from claimhop.retrieval.tuned_search import TunedSearch
+from claimhop.steps.common import retriever_for
 from state.client_policy import client_settings_problem
 from state.context import Context
 

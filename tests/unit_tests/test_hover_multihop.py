@@ -4,17 +4,17 @@ under test (three BM25 hops of 7, the model's queries searched, 4 model calls), 
 import dspy
 from fakes import fake_lm
 
-from evaluation.baselines.hover_multihop import HoverMultiHop
-from retrieval.corpus import load_corpus
-from retrieval.index_store import build_indexes
-from retrieval.service import Retriever
+from claimhop.evaluation.baselines.hover_multihop import HoverMultiHop
+from claimhop.retrieval.corpus import load_corpus
+from claimhop.retrieval.index_store import build_indexes
+from claimhop.retrieval.service import IndexSearch
 
 CLAIM = "The Runaways' lead singer and Steve Augeri were American."
 
 
 def test_three_hops_of_seven_search_the_claim_then_the_models_queries(small_corpus, tmp_path):
     corpus = load_corpus(small_corpus)
-    retriever = Retriever(corpus, build_indexes(corpus, tmp_path))
+    retriever = IndexSearch(corpus, build_indexes(corpus, tmp_path))
     queries = iter(["Foxes film", "Journey band singer"])
     lm, engine = fake_lm({
         "summary": {"reasoning": "r", "summary": "Cherie Currie sang lead for The Runaways."},
@@ -30,8 +30,8 @@ def test_three_hops_of_seven_search_the_claim_then_the_models_queries(small_corp
 
 
 def test_the_eval_runs_it_as_a_system(small_corpus, monkeypatch):
-    import lm.provider as provider
-    from evaluation.systems import make_systems
+    import claimhop.lm.provider as provider
+    from claimhop.evaluation.systems import make_systems
 
     fake, _ = fake_lm({"summary": {"reasoning": "r", "summary": "s"}, "query": {"reasoning": "r", "query": "Foxes"}})
     monkeypatch.setattr(provider, "get_lm", lambda model: fake)

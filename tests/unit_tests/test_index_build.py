@@ -8,27 +8,27 @@ import json
 import numpy as np
 import pytest
 
-import cli.main
-import retrieval.shards
-from retrieval import ann
-from retrieval.corpus import corpus_file, load_corpus
-from retrieval.encoder import encode
-from retrieval.index_store import (
+import claimhop.cli.main
+import claimhop.retrieval.shards
+from claimhop.retrieval import ann
+from claimhop.retrieval.corpus import corpus_file, load_corpus
+from claimhop.retrieval.encoder import encode
+from claimhop.retrieval.index_store import (
     IndexCorruptError,
     IndexNotBuiltError,
     build_indexes,
     load_indexes,
     open_indexes,
 )
-from retrieval.service import Retriever
+from claimhop.retrieval.service import IndexSearch
 
 
 def index_cli(*args: str) -> int:
-    return cli.main.main(["index", *args])
+    return claimhop.cli.main.main(["index", *args])
 
 
 def test_index_command_builds_then_reuses(small_corpus, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     folder = tmp_path / "idx"
     assert index_cli(str(small_corpus), "--index-dir", str(folder)) == 0
     first = json.loads(capsys.readouterr().out)
@@ -49,7 +49,7 @@ def test_a_killed_build_resumes_at_the_first_missing_shard(small_corpus, tmp_pat
             raise KeyboardInterrupt  # Ctrl-C while the third shard is being embedded
         return encode(texts)
 
-    monkeypatch.setattr(retrieval.shards, "encode", dies_on_third_shard)
+    monkeypatch.setattr(claimhop.retrieval.shards, "encode", dies_on_third_shard)
     with pytest.raises(KeyboardInterrupt):
         build_indexes(corpus, folder, shard_size=2)
     assert sorted(p.name for p in (folder / "shards").glob("emb-*")) == ["emb-000000.f16.npy", "emb-000001.f16.npy"]
@@ -57,20 +57,20 @@ def test_a_killed_build_resumes_at_the_first_missing_shard(small_corpus, tmp_pat
         load_indexes(corpus, folder)  # no manifest: a half-built index is never used
 
     calls.clear()
-    monkeypatch.setattr(retrieval.shards, "encode", lambda texts: calls.append(len(texts)) or encode(texts))
+    monkeypatch.setattr(claimhop.retrieval.shards, "encode", lambda texts: calls.append(len(texts)) or encode(texts))
     resumed = build_indexes(corpus, folder, shard_size=2)
     assert calls == [2, 2]  # only shards 3 and 4 were embedded
     assert resumed.manifest["embeddings_source"] == "encoded+resumed" and resumed.manifest["count"] == 8
     fresh = build_indexes(corpus, tmp_path / "fresh", shard_size=2)
     small = load_corpus(small_corpus)
     for mode in ("dense", "bm25"):
-        a = Retriever(small, resumed).search("lead singer of The Runaways", 8, mode)
-        b = Retriever(small, fresh).search("lead singer of The Runaways", 8, mode)
+        a = IndexSearch(small, resumed).search("lead singer of The Runaways", 8, mode)
+        b = IndexSearch(small, fresh).search("lead singer of The Runaways", 8, mode)
         assert [h.doc_id for h in a] == [h.doc_id for h in b]
 
 
 def test_a_damaged_index_is_reported_and_rebuilt_on_request(small_corpus, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     corpus, folder = corpus_file(small_corpus), tmp_path / "idx"
     build_indexes(corpus, folder)
     dense = folder / "dense.faiss"

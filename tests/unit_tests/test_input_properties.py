@@ -8,7 +8,7 @@ from dataclasses import fields
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.webapp import problem_with
+from claimhop.server.webapp import problem_with
 from state.context import MAX_CLAIM_CHARS, Context
 from state.validation import message_text, validate_claim
 

@@ -1,6 +1,6 @@
 """The local engine bounds what the grammar allows, so a small model cannot loop until its output is cut off."""
 
-from lm.local_engine import MAX_ITEMS, MAX_STRING, _openai_response_format
+from claimhop.lm.local_engine import MAX_ITEMS, MAX_STRING, _openai_response_format
 
 
 def test_lists_and_strings_are_capped_and_enums_left_alone():

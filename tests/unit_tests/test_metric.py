@@ -1,6 +1,6 @@
 """The recall metric on hand-made cases, including normalisation and a missing gold title."""
 
-from evaluation.metric import all_gold_in, label_of, retrieval_metrics
+from claimhop.evaluation.metric import all_gold_in, label_of, retrieval_metrics
 
 GOLD = ["The Runaways", "Steve Augeri", "Foxes (soundtrack)"]
 
@@ -39,7 +39,7 @@ def test_verdict_mapping():
 
 
 def test_report_table_and_plot_for_perfect_and_zero_recall(tmp_path):
-    from evaluation.report import plot, render_table, summarize, wilson
+    from claimhop.evaluation.report import plot, render_table, summarize, wilson
 
     rows = [{"system": s, "uid": str(i), "num_hops": 2 + i % 2, "label": "SUPPORTED", "recall@21": r,
              "gold_fraction@21": r, "recall@5": None, "recall@10": None, "recall@50": None}
@@ -53,7 +53,7 @@ def test_report_table_and_plot_for_perfect_and_zero_recall(tmp_path):
 
 
 def test_paired_comparison_counts_the_claims_only_one_system_gets_and_gives_the_exact_mcnemar_p():
-    from evaluation.report import mcnemar_exact, recall_comparison
+    from claimhop.evaluation.report import mcnemar_exact, recall_comparison
 
     found = {"claimhop": {0, 1, 2, 3, 4, 5}, "bm25": {0, 6}}
     rows = [{"system": s, "uid": str(i), "recall@21": float(i in found[s])} for s in found for i in range(8)]

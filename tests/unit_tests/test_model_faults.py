@@ -9,16 +9,16 @@ import pytest
 from fakes import fake_lm
 from test_graph_routing import FULL_DESIGN, answers
 
-import nodes.common
+import claimhop.steps.common
+from claimhop.lm.local_engine import LocalModelError
 from graph import graph
-from lm.local_engine import LocalModelError
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."
 
 
 def run(monkeypatch, corpus, reply: dict, **settings) -> tuple[dict, list[str], list[dict]]:
     lm, engine = fake_lm(reply)
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
     ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "max_iterations": 0, "verifier": "single",
            **FULL_DESIGN, **settings}
     final, events = None, []

@@ -7,11 +7,8 @@ import dspy
 import pytest
 from fakes import fake_lm
 
-from evaluation.optimize import optimize, pool_recall
-from nodes.program import ClaimHopProgram, get_program, program_file
-from retrieval.corpus import load_corpus
-from retrieval.index_store import build_indexes
-from retrieval.service import Retriever
+from claimhop.evaluation.optimize import optimize, pool_recall
+from claimhop.program import ClaimHopProgram, get_program, program_file
 from state.context import Context
 
 
@@ -20,20 +17,18 @@ from state.context import Context
     ("one_call", "plan", {"sub_questions": {"sub_questions": ["Who sang for Journey?"], "entities": ["Steve Augeri"]}}),
 ])
 def test_the_planning_call_the_planner_makes_is_what_gets_optimised(small_corpus, tmp_path, planner, predictor, reply):
-    corpus = load_corpus(small_corpus)
-    retriever = Retriever(corpus, build_indexes(corpus, tmp_path / "idx"))
+    where = {"corpus_path": str(small_corpus), "index_dir": str(tmp_path / "idx")}  # the nodes search this corpus
     lm, _ = fake_lm(reply)
     train = [dspy.Example(claim="Who sang for Journey?", supporting_titles=["Steve Augeri"], uid="a").with_inputs("claim")]
     out = tmp_path / "program.json"
-    ctx = Context(phase1_k=3, phase2_k=3, **({"planner": planner} if planner else {}))  # None: the default
-    manifest = optimize(retriever, lm, ctx, train, out, max_demos=2)
+    ctx = Context(phase1_k=3, phase2_k=3, **where, **({"planner": planner} if planner else {}))  # None: the default
+    manifest = optimize(lm, ctx, train, out, max_demos=2)
     assert manifest["optimized_steps"] == [predictor] and manifest["demos"][predictor] == 1
     assert len(getattr(get_program(program_file(True, str(out))), predictor).demos) == 1
 
 
 def test_compiles_saves_and_loads(small_corpus, tmp_path):
-    corpus = load_corpus(small_corpus)
-    retriever = Retriever(corpus, build_indexes(corpus, tmp_path / "idx"))
+    where = {"corpus_path": str(small_corpus), "index_dir": str(tmp_path / "idx")}  # the nodes search this corpus
     lm, _ = fake_lm({
         "sub_questions": {"sub_questions": ["Who sang for Journey?"]},
         "facts_needed": {"facts_needed": ["x"], "entities": ["Steve Augeri"], "queries": ["Steve Augeri"]},
@@ -41,7 +36,7 @@ def test_compiles_saves_and_loads(small_corpus, tmp_path):
     train = [dspy.Example(claim="Who sang for Journey?", supporting_titles=["Steve Augeri"], uid="a").with_inputs("claim"),
              dspy.Example(claim="Which band?", supporting_titles=["Nowhere Title"], uid="b").with_inputs("claim")]
     out = tmp_path / "program.json"
-    manifest = optimize(retriever, lm, Context(phase1_k=3, phase2_k=3, planner="two_calls"), train, out, max_demos=2)
+    manifest = optimize(lm, Context(phase1_k=3, phase2_k=3, planner="two_calls", **where), train, out, max_demos=2)
     assert manifest["train_pool_recall_before"] == 0.5  # "Nowhere Title" is not in the corpus
     assert sum(manifest["demos"].values()) >= 2  # the passing example became a demo of both steps
     loaded = get_program(program_file(True, str(out)))

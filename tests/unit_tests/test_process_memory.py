@@ -1,7 +1,7 @@
 """The health endpoint's memory figures: the peak it reports is never below the resident memory it reports,
 even right after the process grew (CI once saw rss 3829.8 > peak 3829.7 from two different kernel counters)."""
 
-from server.process_memory import memory_mib
+from claimhop.server.process_memory import memory_mib
 
 
 def test_peak_is_never_below_resident_memory_after_the_process_grows():

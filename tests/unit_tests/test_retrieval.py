@@ -4,21 +4,21 @@ import json
 
 import pytest
 
-from retrieval.corpus import CorpusError, load_corpus
-from retrieval.index_store import (
+from claimhop.retrieval.corpus import CorpusError, load_corpus
+from claimhop.retrieval.index_store import (
     IndexNotBuiltError,
     build_indexes,
     load_indexes,
     open_indexes,
 )
-from retrieval.service import Retriever
-from retrieval.titles import TitleIndex, normalize_title
+from claimhop.retrieval.service import IndexSearch
+from claimhop.retrieval.titles import TitleIndex, normalize_title
 
 
 @pytest.fixture(scope="module")
 def retriever(small_corpus, tmp_path_factory):
     corpus = load_corpus(small_corpus)
-    return Retriever(corpus, build_indexes(corpus, tmp_path_factory.mktemp("idx")))
+    return IndexSearch(corpus, build_indexes(corpus, tmp_path_factory.mktemp("idx")))
 
 
 def test_search_before_an_index_exists_is_a_clear_error(small_corpus, tmp_path):

@@ -10,12 +10,12 @@ import pytest
 from fakes import fake_lm
 from test_graph_routing import answers
 
-import cli.main
-import nodes.common
-from retrieval.corpus import CorpusError, load_corpus
-from retrieval.index_store import IndexFolderError, build_indexes
-from retrieval.settings_paths import cache_root
-from server.webapp import problem_with
+import claimhop.cli.main
+import claimhop.steps.common
+from claimhop.cache_root import cache_root
+from claimhop.retrieval.corpus import CorpusError, load_corpus
+from claimhop.retrieval.index_store import IndexFolderError, build_indexes
+from claimhop.server.webapp import problem_with
 from state.context import Context
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ def test_a_key_given_as_a_setting_is_refused_without_repeating_it(capsys):
     with pytest.raises(ValueError, match="set them in the environment") as err:
         Context.from_any({"openai_api_key": SECRET})
     assert SECRET not in str(err.value)
-    assert cli.main.main(["check", CLAIM, "--set", f"api_key={SECRET}"]) == 2
+    assert claimhop.cli.main.main(["check", CLAIM, "--set", f"api_key={SECRET}"]) == 2
     assert SECRET not in capsys.readouterr().err
     reason = problem_with({"input": {"claim": CLAIM}, "context": {"api_token": SECRET}})
     assert reason and SECRET not in reason
@@ -39,11 +39,11 @@ def test_keys_in_the_environment_never_reach_checkpoints_logs_or_output(tmp_path
     monkeypatch.setenv("CLAIMHOP_HOME", str(home))
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LANGSMITH_API_KEY"):
         monkeypatch.setenv(name, SECRET)
-    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
     caplog.set_level("DEBUG")
-    code = cli.main.main(["check", CLAIM, "--model", "openai/gpt-4o-mini", "--corpus", str(small_corpus),
+    code = claimhop.cli.main.main(["check", CLAIM, "--model", "openai/gpt-4o-mini", "--corpus", str(small_corpus),
                           "--set", "max_iterations=1", "--set", "use_optimized_program=false", "--set", "verifier=single", "--json"])
     assert code == 0
     out = capsys.readouterr()
@@ -110,7 +110,7 @@ def test_client_settings_are_checked_however_they_are_sent(monkeypatch, small_co
 def test_nodes_refuse_forbidden_client_settings_in_a_server_process(monkeypatch):
     from types import SimpleNamespace
 
-    from nodes.common import settings_of
+    from claimhop.steps.common import settings_of
 
     monkeypatch.setenv("CLAIMHOP_CLIENT_POLICY", "1")
     with pytest.raises(ValueError, match="operator"):

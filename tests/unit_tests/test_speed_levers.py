@@ -10,7 +10,7 @@ import pytest
 from fakes import fake_lm
 from test_graph_routing import answers
 
-import nodes.common
+import claimhop.steps.common
 from graph import graph
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."
@@ -18,7 +18,7 @@ CLAIM = "Cherie Currie and Steve Augeri were both American."
 
 def stream(monkeypatch, corpus, reply: dict, claim: str = CLAIM, **settings):
     lm, engine = fake_lm(reply)
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
     ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "verifier": "single", **settings}
     events, final = [], None
     for mode, chunk in graph.stream({"claim": claim}, context=ctx, stream_mode=["custom", "values"]):
@@ -59,8 +59,8 @@ def test_an_unknown_step_to_turn_off_is_a_clear_error():
 
 
 def test_each_steps_model_use_is_recorded_apart_and_survives_the_worker_thread():
-    from lm.call_watch import with_timeout
-    from lm.usage import LEDGER, model_step, usage_between
+    from claimhop.lm.call_watch import with_timeout
+    from claimhop.lm.usage import LEDGER, model_step, usage_between
 
     before = LEDGER.snapshot()
     with model_step("plan"):
@@ -74,7 +74,7 @@ def test_each_steps_model_use_is_recorded_apart_and_survives_the_worker_thread()
 
 
 def test_only_names_without_any_document_count_as_uncovered():
-    from entities.coverage import uncovered_entities
+    from claimhop.entities.coverage import uncovered_entities
 
     docs = [{"title": "Cherie Currie", "text": "Cherie Currie is an American singer."},
             {"title": "Foxes (soundtrack)", "text": "The soundtrack of the film Foxes, with The Runaways."}]
@@ -83,7 +83,7 @@ def test_only_names_without_any_document_count_as_uncovered():
 
 
 def test_compact_json_leaves_no_room_for_line_breaks_between_json_tokens():
-    from lm.local_engine import compact_gbnf, compact_schema
+    from claimhop.lm.local_engine import compact_gbnf, compact_schema
 
     # llama.cpp's GBNF for {"facts": [str]} as its converter writes it (a build without llguidance)
     gbnf = "\n".join([
@@ -101,7 +101,7 @@ def test_compact_json_leaves_no_room_for_line_breaks_between_json_tokens():
 
 
 def test_engine_options_come_from_the_environment_and_bad_values_are_named(monkeypatch):
-    from lm.local_engine import EngineOptions
+    from claimhop.lm.local_engine import EngineOptions
 
     monkeypatch.setenv("CLAIMHOP_LLM_THREADS", "3")
     assert EngineOptions.from_env().thread_count() == 3
@@ -113,10 +113,10 @@ def test_engine_options_come_from_the_environment_and_bad_values_are_named(monke
 
 
 def test_recall_only_eval_stops_after_selection_and_keys_its_rows_apart(monkeypatch, small_corpus, tmp_path):
-    from evaluation.systems import make_systems
+    from claimhop.evaluation.systems import make_systems
 
     lm, engine = fake_lm(answers())
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
     settings = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
     row = make_systems(["claimhop"], settings, recall_only=True)["claimhop"](CLAIM)
     assert row["titles"] and row["verdict"] is None
@@ -155,14 +155,14 @@ def test_benchmark_figures_and_paired_counts():
 def test_a_retry_samples_a_new_reply_instead_of_replaying_the_failed_one(monkeypatch):
     import dspy
 
-    from nodes.common import RETRY_TEMPERATURE, call_lm
+    from claimhop.steps.common import RETRY_TEMPERATURE, call_lm
     from state.context import Context
 
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
     seen = []
     for attempt in (1, 2):
-        monkeypatch.setattr(nodes.common, "node_attempt", lambda attempt=attempt: attempt)
+        monkeypatch.setattr(claimhop.steps.common, "node_attempt", lambda attempt=attempt: attempt)
         call_lm(Context(), "decompose", lambda: seen.append(dict(dspy.settings.lm.kwargs)), list)
     assert seen[0].get("rollout_id") is None and seen[0]["temperature"] != RETRY_TEMPERATURE  # first try: as set
     assert seen[1]["rollout_id"] == 2 and seen[1]["temperature"] == RETRY_TEMPERATURE  # a retry: another sample
@@ -173,8 +173,8 @@ def test_the_gap_loop_stops_when_its_next_prompt_would_show_the_same_documents()
     answer, its queries already asked): no second round then, but one when the shown documents change."""
     from types import SimpleNamespace
 
+    from claimhop.steps.search import found_so_far
     from graph.routers import route_after_gap_loop
-    from nodes.gap_loop import found_so_far
 
     def doc(title: str, score: float) -> dict:
         return {"title": title, "text": f"{title} is a document.", "retrieval_score": score}
@@ -194,8 +194,8 @@ def test_the_local_models_prompt_leaves_out_the_structure_its_grammar_enforces()
     task but not DSPy's JSON template, schema notes and reminder; another model gets DSPy's JSONAdapter."""
     import dspy
 
-    from lm.adapter import SchemaBoundJSONAdapter, adapter_for
-    from nodes.signatures import PlanClaimAsFacts
+    from claimhop.lm.adapter import SchemaBoundJSONAdapter, adapter_for
+    from claimhop.program import PlanClaimAsFacts
 
     assert isinstance(adapter_for("local"), SchemaBoundJSONAdapter)
     assert type(adapter_for("openai/gpt-4o-mini")) is dspy.JSONAdapter

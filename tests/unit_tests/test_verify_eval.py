@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-import cli.main
-from evaluation.report import macro_f1
-from evaluation.verify_eval import (
+import claimhop.cli.main
+from claimhop.evaluation.report import macro_f1
+from claimhop.evaluation.verify_eval import (
     bootstrap_ci,
     expected_calibration_error,
     summarize_verify,
@@ -56,45 +56,45 @@ def test_each_verifier_is_compared_with_the_graphs_node_on_the_same_documents_on
 
 
 def test_a_majority_run_resumes_and_reports(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     out = tmp_path / "verify.jsonl"
     args = ["eval-verify", "--systems", "majority", "--limit", "6", "--out", str(out)]
-    assert cli.main.main(args) == 0
+    assert claimhop.cli.main.main(args) == 0
     printed = capsys.readouterr().out
     assert "majority@gold" in printed and "| 6 |" in printed
     assert len(out.read_text().splitlines()) == 6 and out.with_suffix(".png").is_file()
-    assert cli.main.main(args) == 0 and len(out.read_text().splitlines()) == 6  # resumed: nothing recomputed
+    assert claimhop.cli.main.main(args) == 0 and len(out.read_text().splitlines()) == 6  # resumed: nothing recomputed
     capsys.readouterr()
-    assert cli.main.main([*args, "--report-only"]) == 0  # no run: the report from the recorded rows
+    assert claimhop.cli.main.main([*args, "--report-only"]) == 0  # no run: the report from the recorded rows
     assert "| majority@gold | 6 |" in capsys.readouterr().out and len(out.read_text().splitlines()) == 6
-    assert cli.main.main([*args[:-1], str(tmp_path / "none.jsonl"), "--report-only"]) == 2
+    assert claimhop.cli.main.main([*args[:-1], str(tmp_path / "none.jsonl"), "--report-only"]) == 2
     assert "run `claimhop eval-verify --out" in capsys.readouterr().err
 
 
 def test_retrieved_documents_must_come_from_an_eval_file(tmp_path, capsys):
-    assert cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "retrieved", "--limit", "2",
+    assert claimhop.cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "retrieved", "--limit", "2",
                           "--out", str(tmp_path / "v.jsonl")]) == 2
     assert "needs --retrieved-from" in capsys.readouterr().err
-    assert cli.main.main(["eval-verify", "--systems", "oracle"]) == 2
+    assert claimhop.cli.main.main(["eval-verify", "--systems", "oracle"]) == 2
     assert "unknown verifier" in capsys.readouterr().err
     rows = tmp_path / "eval.jsonl"
     rows.write_text(json.dumps({"system": "claimhop", "uid": "u1", "titles": ["Steve Augeri"]}) + "\n")
-    from evaluation.verify_eval import retrieved_titles
+    from claimhop.evaluation.verify_eval import retrieved_titles
     assert retrieved_titles(rows) == {"u1": ["Steve Augeri"]}
-    assert cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "retrieved", "--retrieved-from",
+    assert claimhop.cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "retrieved", "--retrieved-from",
                           str(rows), "--out", str(tmp_path / "v.jsonl")]) == 2
     assert "none of the 169 claims has retrieved documents" in capsys.readouterr().err
 
 
 def test_a_recall_run_still_going_gives_retrieved_evidence_for_the_claims_it_finished(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
-    from evaluation.data import DEV_CLAIMS, load_claims
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    from claimhop.evaluation.data import DEV_CLAIMS, load_claims
     first, second = load_claims(DEV_CLAIMS)[:2]
     rows = tmp_path / "eval.jsonl"
     rows.write_text("".join(json.dumps({"system": system, "uid": c["uid"], "titles": c["supporting_titles"]}) + "\n"
                             for c, system in ((first, "claimhop"), (second, "bm25"))))
     out = tmp_path / "v.jsonl"
-    assert cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "gold,retrieved", "--retrieved-from",
+    assert claimhop.cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "gold,retrieved", "--retrieved-from",
                           str(rows), "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert "1 of 169 claims have claimhop's retrieved documents" in captured.err
@@ -106,13 +106,13 @@ def test_the_graphs_own_verify_node_is_a_verifier_too(tmp_path, capsys, monkeypa
     from fakes import fake_lm
     from test_graph_routing import answers
 
-    import nodes.common
+    import claimhop.steps.common
 
     lm, engine = fake_lm(answers())
-    monkeypatch.setattr(nodes.common, "get_lm", lambda model: lm)
-    monkeypatch.setattr(cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     out = tmp_path / "verify.jsonl"
-    assert cli.main.main(["eval-verify", "--systems", "claimhop", "--limit", "2", "--out", str(out),
+    assert claimhop.cli.main.main(["eval-verify", "--systems", "claimhop", "--limit", "2", "--out", str(out),
                           "--set", "verifier=single"]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["system"] for r in rows] == ["claimhop@gold"] * 2
@@ -124,13 +124,12 @@ def test_the_graphs_own_verify_node_is_a_verifier_too(tmp_path, capsys, monkeypa
 def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monkeypatch):
     """eval-verify's facts verifier joins the split's fragments exactly as the graph's verify node does (it once
     judged raw fragments such as "in 1992" that the node never sees)."""
+    import importlib
     from types import SimpleNamespace
 
-    import lm.provider
-    import importlib
-
-    import verification.pipeline
-    from evaluation.verify_eval import facts_verdict
+    import claimhop.lm.provider
+    import claimhop.verification.pipeline
+    from claimhop.evaluation.verify_eval import facts_verdict
     from state.context import Context
 
     split = [SimpleNamespace(text="Chandgi Ram won a gold medal", entities=["Chandgi Ram"]),
@@ -138,15 +137,14 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
              SimpleNamespace(text="The  event was held in Argentina.", entities=["Argentina"])]
     # the default planner's facts are what the graph judges; SplitClaim's only with another planner
     program = SimpleNamespace(plan_facts=lambda claim: SimpleNamespace(facts=split), split_claim=None)
-    # the module (nodes.verify as an attribute is the node function that nodes/__init__ re-exports)
-    monkeypatch.setattr(importlib.import_module("nodes.verify"), "program_for", lambda ctx: program)
-    monkeypatch.setattr(lm.provider, "get_lm", lambda model: None)
+    monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "program_for", lambda ctx: program)
+    monkeypatch.setattr(claimhop.lm.provider, "get_lm", lambda model: None)
     seen = {}
 
     def check_facts(facts, documents, judge, rule, per_fact):
         seen["facts"] = [f["text"] for f in facts]
         return {"verdict": "SUPPORTED", "confidence": 0.9, "facts": []}
 
-    monkeypatch.setattr(verification.pipeline, "check_facts", check_facts)
+    monkeypatch.setattr(claimhop.verification.pipeline, "check_facts", check_facts)
     facts_verdict("Chandgi Ram won a gold medal in 1970 at an event held in Argentina.", [], Context())
     assert seen["facts"] == ["Chandgi Ram won a gold medal in 1970", "The event was held in Argentina."]

@@ -1,0 +1,9 @@
+"""claimhop: a LangGraph agent that hops across a document collection to gather the documents a claim depends
+on, verifies it and answers with citations.
+
+The graph's design lives in the top-level packages `graph` (wiring), `nodes` (one node per module) and `state`
+(typed state, schemas, run settings); everything else is here: `claimhop.retrieval`, `claimhop.lm`,
+`claimhop.entities`, `claimhop.verification`, `claimhop.steps` (what nodes share), `claimhop.program` (the DSPy
+program), `claimhop.evaluation`, `claimhop.cli`, `claimhop.server` and `claimhop.data` (the bundled corpus)."""
+
+__version__ = "0.1.0"

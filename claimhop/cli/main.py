@@ -1,0 +1,576 @@
+"""`claimhop check "CLAIM"` and `claimhop index`: bad input exits 2 with one line on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from claimhop.atomic import write_text
+from claimhop.retrieval import offline  # noqa: F401  (offline flags before any Hugging Face import)
+
+if TYPE_CHECKING:
+    from state.context import Context
+
+
+class UsageError(ValueError):
+    pass
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    if args.model:
+        settings["model"] = args.model
+    if args.corpus:
+        settings["corpus_path"] = args.corpus
+    for item in args.set or []:
+        if "=" not in item:
+            raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+        name, raw = item.split("=", 1)
+        try:
+            settings[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            settings[name.strip()] = raw
+    return settings
+
+
+def preflight(settings: dict[str, Any]) -> Context:
+    """The run's settings, with everything they name checked before a thread is recorded or the model loads:
+    the corpus file, the optimised program, a retriever or re-ranker given as package.module:function."""
+    from claimhop.program import program_file
+    from claimhop.retrieval.corpus import load_corpus
+    from claimhop.retrieval.engines import load_factory
+    from state.context import Context
+
+    ctx = Context.from_any(settings)
+    if ctx.corpus_path:
+        load_corpus(ctx.corpus_path)
+    program_file(ctx.use_optimized_program, ctx.program_path)
+    if ctx.retriever:
+        load_factory(ctx.retriever)
+    if ctx.reranker not in {"", "lm"}:
+        load_factory(ctx.reranker, what="reranker")
+    return ctx
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from claimhop.cli.durable import durable_checks, thread_config
+    from claimhop.cli.render import render_event
+    from claimhop.retrieval.service import get_retriever
+    from state.validation import validate_claim
+
+    if args.file is not None:
+        return check_file(args)
+    if args.out:
+        raise UsageError("--out names the results file of --file CLAIMS; a single check prints its answer")
+    if (args.claim is None) == (args.resume is None):
+        raise UsageError("give a claim to check, or --resume THREAD to finish an interrupted check (not both)")
+    stop_at_once_on_ctrl_c()  # every finished node is already checkpointed; --resume picks up from there
+    with durable_checks() as checks:
+        if args.resume:
+            thread_id = args.resume
+            values, finished, settings = checks.saved(thread_id)
+            settings = {**settings, **_settings(args)}
+            payload = None
+        else:
+            values, finished, settings = {}, False, _settings(args)
+            payload = {"claim": validate_claim(args.claim)}
+        ctx = preflight(settings)  # bad settings, corpus or program fail before a thread is recorded
+        if not args.resume:
+            thread_id = checks.start(settings)
+        print(f"thread {thread_id}: if this check is interrupted, finish it with "
+              f"`claimhop check --resume {thread_id}`", file=sys.stderr)
+        started = time.perf_counter()
+        final: dict[str, Any] = dict(values)
+        if not finished:
+            load_models_meanwhile(ctx.model)
+            get_retriever(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
+            progress = sys.stderr if args.json else sys.stdout
+            for mode, chunk in checks.app.stream(payload, thread_config(thread_id), context=ctx,
+                                          stream_mode=["custom", "values"], durability="sync"):
+                if mode == "custom":
+                    if not args.quiet:
+                        render_event(chunk, progress)
+                else:
+                    final = chunk
+        print_result(final, thread_id, round(time.perf_counter() - started, 2), args.json)
+    return 0
+
+
+def check_file(args: argparse.Namespace) -> int:
+    """`check --file CLAIMS`: every claim of the file, one result line each in `--out`, resumable."""
+    from claimhop.cli.batch import (
+        ClaimsFileError,
+        check_many,
+        default_output,
+        read_claims,
+    )
+    from claimhop.retrieval.service import get_retriever
+
+    if args.claim is not None or args.resume is not None:
+        raise UsageError("give --file CLAIMS or one claim (or --resume THREAD), not both")
+    out = Path(args.out) if args.out else default_output(args.file)
+    if args.file != "-" and Path(args.file).resolve() == out.resolve():
+        raise UsageError("--out must not be the claims file itself")
+    stop_at_once_on_ctrl_c()  # every finished claim's line is already fsynced; the same command resumes
+    ctx = preflight(_settings(args))
+    try:
+        claims = read_claims(args.file)  # a bad file fails before the model loads
+    except ClaimsFileError as err:
+        raise UsageError(str(err)) from None
+    load_models_meanwhile(ctx.model)
+    get_retriever(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
+
+    def run_one(claim: str, context: Context) -> dict[str, Any]:
+        from graph import graph
+
+        return graph.invoke({"claim": claim}, context=context)
+
+    counts = check_many(claims, out, ctx, run_one)
+    print(json.dumps({**counts, "results": str(out)}, indent=2))
+    return 0
+
+
+def load_models_meanwhile(model: str) -> None:
+    """Load the language model and spaCy in a background thread while the indexes load and the claim's own
+    documents are searched, instead of after them: in a fresh process that is ~7 s the first model step no
+    longer waits for. The nodes' own loads then find them loaded (both loaders hold a lock, so nothing loads
+    twice); a load that fails here fails again, with its message, where the node needs it."""
+    import threading
+
+    def load() -> None:
+        try:
+            import claimhop.steps.common  # the nodes' own loader (what they will call), looked up when called
+            from claimhop.entities.ner import extract_entities
+
+            claimhop.steps.common.get_lm(model)
+            extract_entities(["Steve Augeri"])
+        except Exception:  # noqa: BLE001 - reported by the node that needs the model
+            pass
+
+    threading.Thread(target=load, name="claimhop-load-models", daemon=True).start()
+
+
+def print_result(final: dict[str, Any], thread_id: str, seconds: float, as_json: bool) -> None:
+    from claimhop.lm.provider import local_engine_stats
+
+    if as_json:
+        result = {k: v for k, v in final.items() if k not in {"messages", "candidates"}}
+        result.update(thread_id=thread_id, seconds=seconds, local_model=local_engine_stats())
+        print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    else:
+        print("\n" + final.get("answer", ""))
+        print(f"\n({seconds} s, {final.get('lm_calls', 0)} LM steps, thread {thread_id})")
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from claimhop.retrieval.corpus import BUNDLED_CORPUS, corpus_file
+    from claimhop.retrieval.index_store import open_indexes
+
+    if args.corpus_file and args.corpus and args.corpus_file != args.corpus:
+        raise UsageError("give the corpus once: as CORPUS or as --corpus")
+    stop_at_once_on_ctrl_c()
+    corpus = corpus_file(args.corpus_file or args.corpus or BUNDLED_CORPUS)
+    # Before the build: a missing or unreachable database fails at once, not after the encoding.
+    pg_url = pgvector_target(args.collection) if args.pgvector else ""
+    started = time.perf_counter()
+    folder = Path(args.index_dir).expanduser() if args.index_dir else None
+    indexes = open_indexes(corpus, rebuild=args.rebuild, folder=folder, index_type=args.index_type)
+    report = {**indexes.manifest, "folder": str(indexes.folder), "seconds": round(time.perf_counter() - started, 2)}
+    if args.entity_graph:
+        from claimhop.retrieval.entity_graph import build_entity_graph
+
+        report["entity_graph"] = build_entity_graph(corpus, folder)
+    if args.pgvector:
+        from claimhop.retrieval.pgvector_store import load_into_pgvector
+
+        report["pgvector"] = load_into_pgvector(corpus.path, pg_url, args.collection, index_dir=folder)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def pgvector_target(collection: str) -> str:
+    """The database URL from the environment, checked by connecting to the collection."""
+    import os
+
+    from claimhop.retrieval.pgvector_store import ENV_URL, vector_store
+
+    url = os.environ.get(ENV_URL, "")
+    if not url:
+        raise UsageError(f"--pgvector loads into the database at {ENV_URL}; set that environment variable")
+    vector_store(url, collection)
+    return url
+
+
+def _claims(args: argparse.Namespace) -> list[dict]:
+    """The claims an eval command was asked for (--claims, --limit, --hops, --seed), never none."""
+    from claimhop.evaluation.data import DEV_CLAIMS, load_claims
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {args.limit}")
+    try:
+        hops = {int(h) for h in _names(args.hops)} if args.hops else None
+    except ValueError:
+        raise UsageError(f"--hops expects hop counts such as 3 or 2,3, got {args.hops!r}") from None
+    claims = load_claims(args.claims or DEV_CLAIMS, args.limit, hops, args.seed)
+    if not claims:
+        raise UsageError("no claims match the given options")
+    return claims
+
+
+def stop_at_once_on_ctrl_c() -> None:
+    """Long runs block in native code (llama.cpp), where Python's KeyboardInterrupt cannot reach them.
+    Every finished row is already fsynced, so Ctrl-C may simply end the process; rerunning resumes."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def code_digest() -> bytes:
+    """Hash of the code that decides a run's results, so a resumed eval never mixes rows of two versions."""
+    import hashlib
+
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for package in ("graph", "nodes", "state", "claimhop"):
+        for path in sorted((root / package).rglob("*.py")):
+            if path.parent.name in {"cli", "server"} and path.parent.parent.name == "claimhop":
+                continue
+            digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
+    return digest.digest()
+
+
+def run_fingerprint(ctx: Context) -> str:
+    """What a results file's rows are keyed by: every setting as the run resolves it (so CLAIMHOP_* variables
+    count as much as --set), the optimised program and the code, so a resumed run never mixes two of them."""
+    import dataclasses
+    import hashlib
+
+    from claimhop.program import program_file
+
+    path = program_file(ctx.use_optimized_program, ctx.program_path)
+    program = path.read_bytes() if path else b""
+    from claimhop.lm.local_engine import EngineOptions
+
+    engine = dataclasses.asdict(EngineOptions.from_env()) if ctx.model == "local" else {}
+    settings = json.dumps([dataclasses.asdict(ctx), engine], sort_keys=True, default=str).encode()
+    return hashlib.sha256(settings + hashlib.sha256(program).digest() + code_digest()).hexdigest()[:16]
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from claimhop.evaluation.runner import run_eval
+    from claimhop.evaluation.systems import make_systems
+
+    claims = _claims(args)
+    out = Path(args.out)
+    names = _system_names(args)
+    earlier = earlier_run(Path(args.against), claims, names) if args.against else None
+    if args.report_only:
+        return report_eval(out, claims, names, Path(args.plot) if args.plot else None, earlier)
+    stop_at_once_on_ctrl_c()
+    settings = _settings(args)
+    # a recall-only row has no verdict: never resumed as, or mixed with, a full run's row
+    fingerprint = run_fingerprint(preflight(settings)) + ("-recall" if args.recall_only else "")
+    systems = make_systems(names, settings, recall_only=args.recall_only)
+    rows = run_eval(claims, systems, out, fingerprint)
+    write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims", earlier)
+    return 0
+
+
+def _names(listed: str) -> list[str]:
+    """A comma-separated option's names, each once, in the order given."""
+    return list(dict.fromkeys(name.strip() for name in listed.split(",") if name.strip()))
+
+
+def _system_names(args: argparse.Namespace) -> list[str]:
+    names = _names(args.systems)
+    if not names:
+        raise UsageError("--systems names no system")
+    return names
+
+
+def with_lines(table: str, lines: list[str]) -> str:
+    return table + ("\n\n" + "\n".join(lines) if lines else "")
+
+
+def earlier_run(path: Path, claims: list[dict], systems: list[str]) -> tuple[str, list[dict]]:
+    """--against: the rows of an earlier run (its own code and settings) of the systems both runs have."""
+    from claimhop.evaluation.runner import rows_in
+
+    present = {row.get("system") for row in rows_in(path)}
+    shared = [s for s in systems if s in present]
+    if not shared:
+        raise UsageError(f"--against {path}: no rows of {', '.join(systems)} there")
+    return str(path), recorded_rows(path, claims, shared, "eval")[0]
+
+
+def write_eval_report(rows: list[dict], out: Path, plot_path: Path | None, scope: str,
+                      earlier: tuple[str, list[dict]] | None = None) -> None:
+    """Print the table, and write it beside the rows file (.md) with its plot (.png)."""
+    from claimhop.evaluation.report import (
+        plot,
+        recall_comparison,
+        render_table,
+        run_comparison,
+        summarize,
+    )
+
+    summary = summarize(rows)
+    lines = recall_comparison(rows) + (run_comparison(rows, earlier[1], earlier[0]) if earlier else [])
+    table = with_lines(render_table(summary), lines)
+    print(table)
+    write_text(out.with_suffix(".md"), table + "\n")
+    picture = plot(summary, plot_path or out.with_suffix(".png"))
+    print(f"\nrows: {out}  table: {out.with_suffix('.md')}  plot: {picture}  ({scope})")
+
+
+def report_eval(out: Path, claims: list[dict], systems: list[str], plot_path: Path | None,
+                earlier: tuple[str, list[dict]] | None = None) -> int:
+    """--report-only: table and plot from the rows already recorded, no model, no run (e.g. mid-run)."""
+    rows, scope = recorded_rows(out, claims, systems, "eval")
+    write_eval_report(rows, out, plot_path, scope, earlier)
+    return 0
+
+
+def recorded_rows(out: Path, claims: list[dict], systems: list[str], command: str) -> tuple[list[dict], str]:
+    """The rows of the run recorded in `out` for the claims every one of `systems` finished, and what they cover."""
+    from claimhop.evaluation.runner import recorded_run
+
+    try:
+        rows, fingerprint = recorded_run(out, claims, systems, f"claimhop {command}")
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    complete = len(rows) // len(systems)
+    if not complete:
+        raise UsageError(f"no claim in {out} has been finished by all of: {', '.join(systems)}")
+    return rows, f"{complete} of {len(claims)} claims finished by every one of {', '.join(systems)}, run {fingerprint}"
+
+
+def claims_with_retrieved_documents(claims: list[dict], retrieved: dict[str, list[str]], source: str | None) -> list[dict]:
+    """Retrieved evidence exists only for claims a `claimhop eval` run has finished (a run may still be going):
+    every verifier and evidence kind is measured on those same claims, and the user is told how many."""
+    if not source:
+        raise UsageError("--evidence retrieved needs --retrieved-from, a `claimhop eval` results file with claimhop rows")
+    kept = [c for c in claims if c["uid"] in retrieved]
+    if not kept:
+        raise UsageError(f"none of the {len(claims)} claims has retrieved documents in {source} "
+                         "(run `claimhop eval --systems claimhop` on them first)")
+    if len(kept) < len(claims):
+        print(f"eval-verify: {len(kept)} of {len(claims)} claims have claimhop's retrieved documents in {source}; "
+              "every verifier is measured on those", file=sys.stderr)
+    return kept
+
+
+def cmd_eval_verify(args: argparse.Namespace) -> int:
+    from claimhop.evaluation.verify_eval import (
+        EVIDENCE_KINDS,
+        SYSTEMS,
+        retrieved_titles,
+        run_verify_eval,
+    )
+    from claimhop.retrieval.corpus import BUNDLED_CORPUS, load_corpus
+
+    stop_at_once_on_ctrl_c()
+    systems = _names(args.systems)
+    kinds = _names(args.evidence)
+    for name, chosen, known in (("verifier", systems, SYSTEMS), ("evidence", kinds, EVIDENCE_KINDS)):
+        unknown = [c for c in chosen if c not in known]
+        if unknown or not chosen:
+            raise UsageError(f"unknown {name}(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
+    claims = _claims(args)
+    out = Path(args.out)
+    if args.report_only:
+        return report_verify(out, claims, [f"{s}@{k}" for k in kinds for s in systems])
+    retrieved = retrieved_titles(Path(args.retrieved_from) if args.retrieved_from else None)
+    if "retrieved" in kinds:
+        claims = claims_with_retrieved_documents(claims, retrieved, args.retrieved_from)
+    ctx = preflight(_settings(args))
+    fingerprint = run_fingerprint(ctx)
+    rows = run_verify_eval(claims, systems, kinds, load_corpus(ctx.corpus_path or BUNDLED_CORPUS), retrieved, ctx,
+                           out, fingerprint)
+    write_verify_report(rows, f"{len(claims)} claims", out)
+    return 0
+
+
+def write_verify_report(rows: list[dict], scope: str, out: Path) -> None:
+    """Print the verifiers' table and comparisons, and write them beside the rows file with the reliability plot."""
+    from claimhop.evaluation.verify_eval import (
+        reliability_plot,
+        render_verify,
+        summarize_verify,
+        verdict_comparison,
+    )
+
+    summary = summarize_verify(rows)
+    table = with_lines(render_verify(summary), verdict_comparison(rows))
+    print(table)
+    write_text(out.with_suffix(".md"), table + "\n")
+    picture = reliability_plot(summary, out.with_suffix(".png"))
+    print(f"\nrows: {out}  table: {out.with_suffix('.md')}  reliability plot: {picture}  ({scope})")
+
+
+def report_verify(out: Path, claims: list[dict], systems: list[str]) -> int:
+    """--report-only: the report from the rows already recorded (a run still going, or one frozen at older code)."""
+    write_verify_report(*recorded_rows(out, claims, systems, "eval-verify"), out)
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from claimhop.atomic import write_json
+    from claimhop.evaluation.calibration import calibrate, curve_plot
+    from claimhop.evaluation.verify_eval import (
+        reliability_plot,
+        render_verify,
+        summarize_verify,
+    )
+    from claimhop.verification.ensemble import EnsembleRule
+    from state.context import Context
+
+    if args.folds < 2:
+        raise UsageError("--folds must be at least 2")
+    ctx = Context.from_any(_settings(args))
+    recorded = EnsembleRule.from_settings(ctx)
+    report, rows = calibrate(Path(args.rows), args.evidence, args.folds, recorded)
+    summary = summarize_verify(rows)
+    table = render_verify(summary)
+    fitted = report["fitted_on_all"]
+    out = Path(args.out)
+    write_json(out, report)
+    write_text(out.with_suffix(".md"), table + "\n")
+    curve = dict(map(tuple, report["best_macro_f1_by_entail_threshold"]))
+    picture = curve_plot({f"all {report['claims']} claims": curve}, fitted["entail_threshold"], out.with_suffix(".png"))
+    reliability = reliability_plot({name: s for name, s in summary.items() if name.startswith("facts@")},
+                                   out.with_name(f"{out.stem}-reliability.png"))
+    agreement = report["replay_agreement"]
+    print(table)
+    print(f"\nreplaying the run's own thresholds reproduces {agreement['reproduced']} of {agreement['of']} verdicts")
+    print("thresholds fitted per fold: " + "; ".join(
+        ", ".join(f"{k}={v}" for k, v in fold.items()) for fold in report["fitted_per_fold"]))
+    print("fitted on all claims (use these): " + " ".join(f"--set {k}={v}" for k, v in fitted.items()))
+    print(f"report: {out}  table: {out.with_suffix('.md')}  plots: {picture}, {reliability}")
+    return 0
+
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from claimhop.evaluation.optimize import optimize, training_examples
+    from claimhop.lm.provider import get_lm
+    from claimhop.program import optimized_program
+
+    stop_at_once_on_ctrl_c()
+    if args.train < 2:
+        raise UsageError("--train must be at least 2")
+    out = Path(args.out) if args.out else optimized_program()
+    if out.suffix != ".json":
+        raise UsageError("--out must be a .json file (programs are saved as JSON, never pickled)")
+    ctx = preflight(_settings(args))
+    manifest = optimize(get_lm(ctx.model), ctx,
+                        training_examples(args.train, args.seed), out, args.demos)
+    print(json.dumps(manifest, indent=2))
+    if out.resolve() != optimized_program().resolve():
+        print(f"runs load it with --set program_path={out}", file=sys.stderr)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="claimhop", description="Multi-hop evidence retrieval and claim verification.")
+    sub = top.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="check one claim and print every step, then the cited answer")
+    check.add_argument("claim", nargs="?", help="the factual claim to check")
+    check.add_argument("--resume", metavar="THREAD", help="finish an interrupted check from its last finished step")
+    check.add_argument("--file", metavar="CLAIMS", help="check every claim of a JSONL file (a 'claim' field), a CSV "
+                       "file (a 'claim' column) or '-' (standard input, one claim per line); resumable")
+    check.add_argument("--out", metavar="RESULTS", help="with --file: the JSONL file each finished claim is appended "
+                       "to (default: CLAIMS with .results.jsonl; claimhop-results.jsonl for standard input)")
+    check.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
+    check.add_argument("--quiet", action="store_true", help="do not print the steps")
+    check.add_argument("--model", help="'local' (default) or a dspy.LM model name; env CLAIMHOP_MODEL")
+    check.add_argument("--corpus", help="JSONL corpus of {title, text}; default: the bundled HoVer corpus")
+    check.add_argument("--rebuild", action="store_true", help="rebuild the corpus's indexes first")
+    check.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting, e.g. max_iterations=1")
+    check.set_defaults(func=cmd_check)
+    index = sub.add_parser("index", help="build (or reuse) the FAISS and BM25 indexes of a corpus; resumes a killed build")
+    index.add_argument("corpus_file", nargs="?", metavar="CORPUS", help="JSONL(.gz) corpus of {title, text}; default: the bundled HoVer corpus")
+    index.add_argument("--corpus", help=argparse.SUPPRESS)
+    index.add_argument("--index-dir", help="where to keep the indexes (default: CLAIMHOP_HOME/indexes/<corpus hash>); pass the same folder to runs with --set index_dir=DIR")
+    index.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw", "ivfpq"],
+                       help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
+    index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
+    index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) for retrieval.synthesis; the graph's link following (link_articles) does not need it")
+    index.add_argument("--pgvector", action="store_true", help="also load the corpus into PostgreSQL + pgvector at CLAIMHOP_PG_URL (read from the environment so the password is never on a command line)")
+    index.add_argument("--collection", default="claimhop", help="pgvector collection name (default claimhop)")
+    index.set_defaults(func=cmd_index)
+    evaluate = sub.add_parser("eval", help="recall@21 of several systems on HoVer claims, resumable")
+    evaluate.add_argument("--systems", default="bm25,dense,hybrid,claimhop", help="comma-separated: bm25,dense,hybrid,hybrid-rerank,diverse-coverage,hovermultihop (DSPy langProBe's HoverMultiHop, 4 model calls),claimhop")
+    evaluate.add_argument("--claims", help="claims JSONL (uid, claim, supporting_titles, num_hops); default: bundled dev claims")
+    evaluate.add_argument("--limit", type=int, help="evaluate a seeded random sample of this many claims")
+    evaluate.add_argument("--hops", help="only these hop counts, e.g. 3 or 2,3")
+    evaluate.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    evaluate.add_argument("--out", default="results/eval.jsonl", help="results file; rerunning resumes it")
+    evaluate.add_argument("--plot", help="PNG path (default: beside --out)")
+    evaluate.add_argument("--model", help="'local' (default) or a dspy.LM model name")
+    evaluate.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
+    evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
+    evaluate.add_argument("--recall-only", action="store_true",
+                          help="stop claimhop after selection: recall@21 without paying for verdicts")
+    evaluate.add_argument("--report-only", action="store_true",
+                          help="no run: table and plot from the rows already in --out (claims every system finished)")
+    evaluate.add_argument("--against", metavar="EARLIER.jsonl",
+                          help="an earlier results file: each system is compared claim by claim with its rows there "
+                               "(e.g. before and after `claimhop optimize`), with the exact McNemar p")
+    evaluate.set_defaults(func=cmd_eval)
+    verify = sub.add_parser("eval-verify", help="verdict accuracy, macro-F1 and calibration of each verifier on gold and retrieved documents, resumable")
+    verify.add_argument("--systems", default="majority,single,facts,claimhop",
+                        help="comma-separated: majority,single,facts,claimhop (the graph's verify node as configured)")
+    verify.add_argument("--evidence", default="gold", help="comma-separated: gold (oracle retrieval), retrieved (needs --retrieved-from)")
+    verify.add_argument("--retrieved-from", help="a `claimhop eval` results file whose claimhop rows give each claim's 21 documents")
+    verify.add_argument("--claims", help="claims JSONL; default: bundled dev claims")
+    verify.add_argument("--limit", type=int, help="a seeded random sample of this many claims")
+    verify.add_argument("--hops", help="only these hop counts, e.g. 3 or 2,3")
+    verify.add_argument("--seed", type=int, default=0)
+    verify.add_argument("--out", default="results/verify.jsonl", help="results file; rerunning resumes it")
+    verify.add_argument("--model", help="'local' (default); the single verifier needs the local model's probabilities")
+    verify.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
+    verify.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings (thresholds, fact_evidence)")
+    verify.add_argument("--report-only", action="store_true",
+                        help="no run: the report from the rows already in --out (claims every verifier finished)")
+    verify.set_defaults(func=cmd_eval_verify)
+    cal = sub.add_parser("calibrate", help="fit the facts verifier's thresholds from eval-verify rows (no model call), "
+                         "with cross-fitted figures")
+    cal.add_argument("--rows", default="results/verify.jsonl", help="an eval-verify results file with facts rows")
+    cal.add_argument("--evidence", default="gold", choices=["gold", "retrieved"], help="which rows to fit on")
+    cal.add_argument("--folds", type=int, default=2, help="cross-fitting folds (default 2)")
+    cal.add_argument("--out", default="results/calibration.json", help="the report (a table and plot beside it)")
+    cal.add_argument("--set", action="append", metavar="NAME=VALUE",
+                     help="the thresholds the rows were recorded with, if not the defaults")
+    cal.add_argument("--model", help=argparse.SUPPRESS)
+    cal.add_argument("--corpus", help=argparse.SUPPRESS)
+    cal.set_defaults(func=cmd_calibrate)
+    opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
+    opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")
+    opt.add_argument("--seed", type=int, default=0, help="seed of the training sample")
+    opt.add_argument("--demos", type=int, default=2, help="bootstrapped demos per step (default 2)")
+    opt.add_argument("--out", help="where the program is saved (default: optimized/claimhop_program.json in claimhop's folder, CLAIMHOP_HOME, which "
+                          "runs load at start); a program saved elsewhere is used with --set program_path=FILE")
+    opt.add_argument("--model", help="'local' (default) or a dspy.LM model name")
+    opt.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
+    opt.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings used by the hops")
+    opt.set_defaults(func=cmd_optimize)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"claimhop: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("claimhop: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""`claimhop calibrate`: fit the facts verifier's thresholds to the model that judges, from `claimhop eval-verify`
+rows, without a single model call.
+
+Why: the rule (verification.ensemble) is sound, but its numbers depend on the judge. The local 1.5B model gives
+small entailment probabilities even to a sentence that states the fact, so with entail_threshold 0.5 it almost
+never calls a claim SUPPORTED. Each facts row records every judged sentence's label probabilities and the fact's
+alignment, so any thresholds can be replayed through the very functions a run decides with
+(verification.pipeline.rejudge and decide).
+
+Honesty: claims fall into folds by a hash of their uid; each fold's verdicts come from thresholds fitted on the
+other folds (cross-fitting), so the reported figures are out of sample. The thresholds to use are fitted on all
+the rows. The objective is macro-F1 of SUPPORTED vs NOT_SUPPORTED (ties: higher accuracy, then the earlier grid
+point). The claim's confidence is then calibrated by Platt scaling: the slope of a logistic in the log of the
+weakest fact's entailment, centred on the fitted threshold (verification.ensemble.supported_probability)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from claimhop.evaluation.figures import pyplot, save_png
+from claimhop.evaluation.metric import label_of
+from claimhop.evaluation.report import macro_f1
+from claimhop.evaluation.runner import rows_in
+from claimhop.verification.ensemble import EnsembleRule
+from claimhop.verification.pipeline import decide, rejudge, weakest_entailment
+
+GRID: dict[str, tuple[float, ...]] = {
+    "entail_threshold": (0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5),
+    # at most 0.9: HoVer's two labels cannot tell CONTRADICTED from INSUFFICIENT_INFO, and a threshold of 1 would
+    # switch contradiction detection off for the sake of a claim or two of macro-F1
+    "contradict_threshold": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+    "min_alignment": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
+}
+SLOPES = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
+SETTINGS = (*GRID, "confidence_slope")
+
+
+def rules() -> list[EnsembleRule]:
+    return [EnsembleRule(*values) for values in itertools.product(*GRID.values())]
+
+
+def settings_of_rule(rule: EnsembleRule) -> dict[str, float]:
+    return {name: getattr(rule, name) for name in SETTINGS}
+
+
+def fit_slope(rows: list[dict], rule: EnsembleRule) -> EnsembleRule:
+    """The confidence slope with the least log loss of the claims' P(supported) (as a run computes it) against the
+    gold labels: Platt scaling with the centre fixed at the fitted threshold."""
+    def log_loss(slope: float) -> float:
+        total, candidate = 0.0, replace(rule, confidence_slope=slope)
+        for row in rows:
+            result = replay(row["facts"], candidate)
+            p = result["confidence"] if result["verdict"] == "SUPPORTED" else 1.0 - result["confidence"]
+            p = min(max(p, 1e-6), 1 - 1e-6)
+            total -= math.log(p if row["label"] == "SUPPORTED" else 1 - p)
+        return total
+
+    return replace(rule, confidence_slope=min(SLOPES, key=log_loss))
+
+
+def replay(facts: list[dict], rule: EnsembleRule) -> dict:
+    """The claim's verdict and confidence had the run used `rule`: its recorded facts decided again."""
+    if not facts:
+        return {"verdict": "INSUFFICIENT_INFO", "confidence": 1.0, "reason": "no facts could be checked"}
+    return decide([rejudge(fact, rule) for fact in facts], rule)
+
+
+def facts_rows(rows: list[dict], evidence: str, source: Path) -> list[dict]:
+    """The `facts@<evidence>` rows of one eval-verify run (the newest fingerprint among `rows`, read from `source`)."""
+    system = f"facts@{evidence}"
+    rows = [row for row in rows if row.get("system") == system and "facts" in row]
+    if not rows:
+        raise ValueError(f"{source} has no {system} rows with recorded facts; run "
+                         f"`claimhop eval-verify --systems facts --evidence {evidence}` first")
+    fingerprint = rows[-1]["fingerprint"]
+    latest = {row["uid"]: row for row in rows if row["fingerprint"] == fingerprint}
+    return list(latest.values())
+
+
+def score(rows: list[dict], verdicts: list[str]) -> tuple[float, float]:
+    """(macro-F1, accuracy) of verdicts against the rows' gold labels."""
+    pairs = [(row["label"], label_of(verdict)) for row, verdict in zip(rows, verdicts, strict=True)]
+    return macro_f1(pairs) or 0.0, sum(g == p for g, p in pairs) / len(pairs)
+
+
+def grid_scores(rows: list[dict]) -> list[tuple[EnsembleRule, float, float]]:
+    """(rule, macro-F1, accuracy) on these rows for every grid point, in grid order."""
+    return [(rule, *score(rows, [replay(row["facts"], rule)["verdict"] for row in rows])) for rule in rules()]
+
+
+def fit(rows: list[dict], scores: list[tuple[EnsembleRule, float, float]] | None = None
+        ) -> tuple[EnsembleRule, float, float]:
+    """The rule with the best (macro-F1, accuracy) on these rows, its slope fitted; the earliest grid point wins a
+    tie. `scores`: these rows' grid_scores, when already computed."""
+    scored = scores if scores is not None else grid_scores(rows)
+    order = max(range(len(scored)), key=lambda i: (scored[i][1], scored[i][2], -i))
+    rule, f1, accuracy = scored[order]
+    return fit_slope(rows, rule), f1, accuracy
+
+
+def fold_of(uid: str, folds: int) -> int:
+    return int(hashlib.sha256(uid.encode()).hexdigest(), 16) % folds
+
+
+def cross_fit(rows: list[dict], folds: int = 2) -> list[EnsembleRule]:
+    """Per fold, the rule fitted on the other folds' rows."""
+    if folds < 2:
+        raise ValueError("cross-fitting needs at least 2 folds")
+    fitted = []
+    for fold in range(folds):
+        train = [row for row in rows if fold_of(row["uid"], folds) != fold]
+        if len(train) == len(rows) or not train:
+            raise ValueError(f"too few claims ({len(rows)}) for {folds} folds")
+        fitted.append(fit(train)[0])
+    return fitted
+
+
+def decide_by_fold(rows: list[dict], fold_rules: list[EnsembleRule], name: str) -> list[dict]:
+    """Each row decided by the rule of the fold its claim was held out in (so never by a rule fitted on it)."""
+    return [as_row(row, fold_rules[fold_of(row["uid"], len(fold_rules))], f"{row['system']} {name}") for row in rows]
+
+
+def as_row(row: dict, rule: EnsembleRule, system: str) -> dict:
+    """An eval-verify row as the run would have written it under `rule` (same fields as the original)."""
+    result = replay(row["facts"], rule)
+    return {**{k: v for k, v in row.items() if k != "facts"}, "system": system, "verdict": result["verdict"],
+            "predicted": label_of(result["verdict"]), "confidence": round(float(result["confidence"]), 4)}
+
+
+def recorded_rule_agreement(rows: list[dict], rule: EnsembleRule) -> int:
+    """How many recorded verdicts a replay under the run's own thresholds reproduces (all, unless the rows are
+    from other code or other thresholds)."""
+    return sum(replay(row["facts"], rule)["verdict"] == row["verdict"] for row in rows)
+
+
+def threshold_curve(scores: list[tuple[EnsembleRule, float, float]]) -> dict[float, float]:
+    """Best macro-F1 at each entail_threshold (over the other settings), from grid_scores, for the plot."""
+    curve: dict[float, float] = {}
+    for rule, f1, _ in scores:
+        curve[rule.entail_threshold] = max(curve.get(rule.entail_threshold, 0.0), f1)
+    return curve
+
+
+def entailment_spread(rows: list[dict]) -> dict[str, Counter]:
+    """Per gold label, how the claim's weakest fact's best entailment probability is spread (why 0.5 fails)."""
+    spread: dict[str, Counter] = {}
+    for row in rows:
+        weakest = weakest_entailment(row["facts"])
+        bucket = next(f"< {t}" for t in (0.01, 0.05, 0.1, 0.5, 1.01) if weakest < t)
+        spread.setdefault(row["label"], Counter())[bucket] += 1
+    return spread
+
+
+def curve_plot(curves: dict[str, dict[float, float]], chosen: float, path: Path) -> Path:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, curve in curves.items():
+        ax.plot(list(curve), list(curve.values()), marker="o", label=name)
+    ax.axvline(chosen, color="grey", linestyle="--", label=f"fitted on all: {chosen}")
+    ax.set(xscale="log", xlabel="entail_threshold (log scale)", ylabel="best macro-F1 at that threshold",
+           ylim=(0, 1), title="Facts verifier: macro-F1 against the entailment threshold")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return save_png(fig, path)
+
+
+def calibrate(path: Path, evidence: str, folds: int, recorded_rule: EnsembleRule) -> tuple[dict, list[dict]]:
+    """Fit on all `facts@<evidence>` rows and cross-fit; returns the report (thresholds, agreement, spread) and the
+    rows to summarise: every verifier the run recorded, beside the facts verifier with cross-fitted thresholds on
+    each kind of evidence (on the other kind, the thresholds fitted on this one, still by fold)."""
+    if not path.is_file():
+        raise ValueError(f"eval-verify rows file not found: {path}")
+    everything = rows_in(path)
+    rows = facts_rows(everything, evidence, path)
+    fingerprint = rows[0]["fingerprint"]
+    scores = grid_scores(rows)
+    rule, f1, accuracy = fit(rows, scores)
+    fold_rules = cross_fit(rows, folds)
+    uids = {row["uid"] for row in rows}
+    recorded = [row for row in everything if row.get("fingerprint") == fingerprint and row["uid"] in uids]
+    recorded = list({(row["system"], row["uid"]): row for row in recorded}.values())
+    facts = [row for row in recorded if str(row["system"]).startswith("facts@") and "facts" in row]
+    report = {
+        "rows": str(path), "evidence": evidence, "fingerprint": fingerprint, "claims": len(rows), "folds": folds,
+        "grid": {**{name: list(values) for name, values in GRID.items()}, "confidence_slope": list(SLOPES)},
+        "fitted_on_all": settings_of_rule(rule), "in_sample": {"macro_f1": round(f1, 4), "accuracy": round(accuracy, 4)},
+        "fitted_per_fold": [settings_of_rule(r) for r in fold_rules],
+        "replay_agreement": {"thresholds": settings_of_rule(recorded_rule),
+                             "reproduced": recorded_rule_agreement(facts, recorded_rule), "of": len(facts)},
+        "weakest_fact_entailment": {label: dict(sorted(c.items())) for label, c in entailment_spread(rows).items()},
+        "best_macro_f1_by_entail_threshold": [[t, round(f, 4)] for t, f in threshold_curve(scores).items()],
+    }
+    ordered = sorted(recorded, key=lambda row: row["system"].split("@")[1] != evidence)
+    return report, [*ordered, *decide_by_fold(facts, fold_rules, f"calibrated on {evidence} (cross-fitted)")]

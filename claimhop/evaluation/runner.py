@@ -1,0 +1,93 @@
+"""Run systems over claims, one JSON line per (system, claim) appended as each finishes, so a run resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from claimhop.evaluation.metric import retrieval_metrics
+from claimhop.evaluation.systems import SystemFn, timed
+
+
+def json_objects(path: Path) -> list[dict]:
+    """The JSON objects of an append-only JSONL file (none when it does not exist); a torn last line (a crash
+    mid-write) or any line that is not an object is skipped, so a resumed run starts from what was written."""
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def rows_in(path: Path) -> list[dict]:
+    """Every result row of a results file: the objects with a system and a claim uid."""
+    return [row for row in json_objects(path) if "system" in row and "uid" in row]
+
+
+def finished_rows(path: Path, fingerprint: str) -> dict[tuple[str, str], dict]:
+    """Rows already written for this configuration."""
+    return {(row["system"], row["uid"]): row for row in rows_in(path) if row.get("fingerprint") == fingerprint}
+
+
+def recorded_run(path: Path, claims: list[dict], systems: list[str], command: str = "claimhop eval") -> tuple[list[dict], str]:
+    """The rows of the run recorded in `path` (its most common fingerprint) for the claims every one of
+    `systems` has finished, so a report on a run still going (or frozen at other code) compares like with like."""
+    rows = rows_in(path)
+    if not rows:
+        raise ValueError(f"no result rows (with a system and a claim uid) in {path}: run `{command} --out {path}` first")
+    fingerprint = Counter(row.get("fingerprint") for row in rows).most_common(1)[0][0]
+    done = {(row["system"], row["uid"]): row for row in rows if row.get("fingerprint") == fingerprint}
+    missing = [s for s in systems if not any(key[0] == s for key in done)]
+    if missing:
+        raise ValueError(f"{path} has no rows of system(s) {', '.join(missing)}; "
+                         f"it has {', '.join(sorted({key[0] for key in done}))}")
+    complete = [c for c in claims if all((s, c["uid"]) in done for s in systems)]
+    return [done[(s, c["uid"])] for c in complete for s in systems], fingerprint
+
+
+def append_row(path: Path, row: dict) -> None:
+    """One JSON line, flushed and fsynced before returning: what is written survives a crash or Ctrl-C."""
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def run_eval(
+    claims: list[dict], systems: dict[str, SystemFn], out: Path, fingerprint: str
+) -> list[dict]:
+    """Every (system, claim) pair not yet in `out`; returns all rows for these claims and systems."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = finished_rows(out, fingerprint)
+    todo = [(s, c) for c in claims for s in systems if (s, c["uid"]) not in done]
+    hits: dict[str, list[float]] = {s: [] for s in systems}
+    for (system, uid), row in done.items():
+        if system in hits:
+            hits[system].append(row["recall@21"])
+    with tqdm(total=len(claims) * len(systems), initial=len(claims) * len(systems) - len(todo),
+              desc="eval", unit="run") as bar:
+        for system, claim in todo:
+            result: dict[str, Any] = timed(systems[system], claim["claim"])
+            row = {
+                "fingerprint": fingerprint, "system": system, "uid": claim["uid"],
+                "num_hops": claim.get("num_hops"), "label": claim.get("label"),
+                "gold": claim["supporting_titles"], **retrieval_metrics(result["titles"], claim["supporting_titles"]),
+                **result,
+            }
+            append_row(out, row)
+            done[(system, claim["uid"])] = row
+            hits[system].append(row["recall@21"])
+            bar.set_postfix({s: f"{sum(v) / len(v):.2f}" for s, v in hits.items() if v})
+            bar.update(1)
+    return [done[(s, c["uid"])] for c in claims for s in systems]

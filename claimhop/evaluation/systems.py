@@ -1,0 +1,138 @@
+"""The systems compared: the claim as one query (BM25, dense, hybrid) and the claimhop graph."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from claimhop.lm.provider import local_engine_stats
+from claimhop.lm.usage import LEDGER, usage_between
+
+SINGLE_QUERY_DEPTH = 50
+SystemFn = Callable[[str], dict[str, Any]]
+
+
+def single_query(mode: str, settings: dict[str, Any], rerank: bool = False) -> SystemFn:
+    """The claim as one query, with the run settings' fusion weights (and, with `rerank`, its re-ranker: the
+    LM one unless `reranker` names another)."""
+    from claimhop.steps.common import retriever_for
+    from state.context import Context
+
+    ctx = Context.from_any({**settings, "reranker": (settings.get("reranker") or "lm") if rerank else ""})
+
+    def run(claim: str) -> dict[str, Any]:
+        before = local_engine_stats()
+        hits = retriever_for(ctx).search(claim, SINGLE_QUERY_DEPTH, mode)
+        return {"titles": [h.title for h in hits], **lm_use(before, local_engine_stats())}
+
+    return run
+
+
+def lm_use(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """LM calls and tokens the local model served between two readings (cache hits cost nothing)."""
+    return {
+        "lm_calls": after["calls"] - before["calls"],
+        "tokens": (after["prompt_tokens"] + after["completion_tokens"])
+        - (before["prompt_tokens"] + before["completion_tokens"]),
+    }
+
+
+def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]:
+    """The graph's final state; with `recall_only`, the state as soon as selection has run (no verdict is paid
+    for: leaving the stream stops the run)."""
+    from graph import graph
+
+    if not recall_only:
+        return graph.invoke({"claim": claim}, context=ctx)
+    state: dict[str, Any] = {}
+    for state in graph.stream({"claim": claim}, context=ctx, stream_mode="values"):
+        if "selected" in state:
+            break
+    return state
+
+
+def claimhop_system(settings: dict[str, Any], recall_only: bool = False) -> SystemFn:
+    from claimhop.steps.common import get_lm, retriever_for
+    from state.context import Context
+
+    ctx = Context.from_any(settings)
+    get_lm(ctx.model), retriever_for(ctx)  # loaded once here, so no claim's time includes loading them
+
+    def run(claim: str) -> dict[str, Any]:
+        before, ledger = local_engine_stats(), LEDGER.snapshot()
+        state = run_graph(claim, ctx, recall_only)
+        steps = usage_between(ledger, LEDGER.snapshot())
+        return {
+            "titles": [d["title"] for d in state["selected"]],
+            "verdict": state.get("verdict"),
+            **lm_use(before, local_engine_stats()),
+            "steps": steps,
+            # served by DSPy's cache rather than the model (only the local engine reports what it served)
+            "cache_hits": sum(s["asked"] - s["calls"] for s in steps.values()) if ctx.model == "local" else None,
+            "lm_steps": state.get("lm_calls", 0),
+            "candidate_titles": list(dict.fromkeys(t for hop in state.get("hops", []) for t in hop["titles"])),
+            "hops": state.get("hops", []),
+            "degraded": state.get("degraded", []),
+        }
+
+    return run
+
+
+def dspy_program_system(settings: dict[str, Any], build: Callable[[Any, Any], Any]) -> SystemFn:
+    """A DSPy baseline program (`build(retriever, ctx)` makes it) on the run's model and corpus: its titles,
+    queries and model use per claim."""
+    import dspy
+
+    from claimhop.lm.adapter import adapter_for
+    from claimhop.lm.provider import get_lm
+    from claimhop.retrieval.service import get_retriever
+    from state.context import Context
+
+    ctx = Context.from_any(settings)
+    module = build(get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None), ctx)
+
+    def run(claim: str) -> dict[str, Any]:
+        before = local_engine_stats()
+        with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
+            out = module(claim=claim)
+        used = lm_use(before, local_engine_stats())
+        return {"titles": out.titles, **used, "lm_steps": getattr(out, "lm_calls", used["lm_calls"]),
+                "queries": out.queries}
+
+    return run
+
+
+def diverse_coverage_system(settings: dict[str, Any]) -> SystemFn:
+    from claimhop.evaluation.baselines.diverse_coverage import DiverseCoverage
+
+    return dspy_program_system(settings, lambda retriever, ctx: DiverseCoverage(retriever, k=ctx.top_k))
+
+
+def hover_multihop_system(settings: dict[str, Any]) -> SystemFn:
+    from claimhop.evaluation.baselines.hover_multihop import HoverMultiHop
+
+    return dspy_program_system(settings, lambda retriever, ctx: HoverMultiHop(retriever))
+
+
+def make_systems(names: list[str], settings: dict[str, Any], recall_only: bool = False) -> dict[str, SystemFn]:
+    known: dict[str, Callable[[], SystemFn]] = {
+        "bm25": lambda: single_query("bm25", settings),
+        "dense": lambda: single_query("dense", settings),
+        "hybrid": lambda: single_query("hybrid", settings),
+        "hybrid-rerank": lambda: single_query("hybrid", settings, rerank=True),
+        "diverse-coverage": lambda: diverse_coverage_system(settings),
+        "hovermultihop": lambda: hover_multihop_system(settings),
+        "claimhop": lambda: claimhop_system(settings, recall_only),
+    }
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown system(s): {', '.join(unknown)}; choose from {', '.join(known)}")
+    return {name: known[name]() for name in names}
+
+
+def timed(fn: SystemFn, claim: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    row = fn(claim)
+    row["seconds"] = round(time.perf_counter() - started, 3)
+    return row

@@ -1,0 +1,248 @@
+"""The default LM: a GGUF model run in-process by llama.cpp (xllamacpp), exposed to DSPy as a custom engine.
+
+One server per process, one generation at a time (on 2 cores concurrent decoding only slows every call),
+shared by every node and every concurrent graph run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dspy.lm15 import Response, response_from_openai_chat, response_to_events
+
+from claimhop.lm.call_watch import SerialModel
+from claimhop.lm.usage import LEDGER
+
+# RAM for llama.cpp's prompt-state cache: a 600-token prompt of the 1.5B model takes ~17 MB, so this holds
+# every signature's prefix many times over while bounding memory.
+PROMPT_CACHE_MIB = 512
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """How llama.cpp runs the local model. Process-wide (one engine per process), so these come from the
+    environment (CLAIMHOP_LLM_<FIELD>), not from a run's settings. Defaults measured by `python -m
+    benchmarks.engine` (docs/speed.md): every core, flash attention and batch sizes as measured best."""
+
+    threads: int = 0  # 0: every core this process may use
+    n_batch: int = 2048
+    n_ubatch: int = 512
+    flash_attn: int = -1  # -1 auto, 0 off, 1 on
+    n_ctx: int = 4096
+    # 1: JSON replies without line breaks or indentation. Off by default: measured on README's claim, the plan's
+    # reply grew from 80 to 92 tokens with it (the model wrote 5 sub-questions instead of 3), see docs/speed.md
+    compact_json: int = 0
+    # Prompt-lookup speculative decoding (llama.cpp's ngram-simple): drafts of up to `spec_draft` tokens copied
+    # from where the last `spec_ngram` tokens occurred before in the prompt or reply, verified in one batch.
+    # Off: measured by `python -m benchmarks.speculative`, the plan got no faster (11.9 -> 10.8-11.9 tokens/s)
+    # and 3-4 of 10 replies changed (docs/speed.md).
+    spec_draft: int = 0  # 0: off
+    spec_ngram: int = 3
+
+    @classmethod
+    def from_env(cls) -> EngineOptions:
+        values: dict[str, int] = {}
+        for name in cls.__dataclass_fields__:
+            raw = os.environ.get(f"CLAIMHOP_LLM_{name.upper()}")
+            if raw is not None:
+                try:
+                    values[name] = int(raw)
+                except ValueError:
+                    raise ValueError(f"environment variable CLAIMHOP_LLM_{name.upper()}={raw!r} is not an integer") from None
+        return cls(**values)
+
+    def thread_count(self) -> int:
+        if self.threads > 0:
+            return self.threads
+        usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+        return max(1, len(usable))
+
+
+class LocalModelError(RuntimeError):
+    """The local model failed to answer; the message says how."""
+
+
+def _text_of(parts: Any) -> str:
+    if parts is None:
+        return ""
+    if isinstance(parts, str):
+        return parts
+    return "".join(getattr(part, "text", "") or "" for part in parts)
+
+
+class LlamaCppEngine:
+    """Implements DSPy's engine contract (complete(Request) -> Response) over xllamacpp.Server."""
+
+    supports_response_schema = True
+    supported_params = frozenset({"temperature", "max_tokens", "top_p", "stop", "seed", "response_format"})
+
+    def __init__(self, model_path: Path, options: EngineOptions | None = None):
+        import xllamacpp
+
+        options = options or EngineOptions.from_env()
+        threads = options.thread_count()
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_path)
+        params.n_ctx = options.n_ctx
+        params.n_batch = options.n_batch
+        params.n_ubatch = options.n_ubatch
+        params.flash_attn_type = xllamacpp.llama_flash_attn_type(options.flash_attn)
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.verbosity = -1
+        if options.spec_draft > 0:
+            spec = params.speculative
+            spec.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
+            spec.ngram_simple.size_n = options.spec_ngram
+            spec.ngram_simple.size_m = options.spec_draft
+            spec.draft.n_max = options.spec_draft
+        # llama.cpp keeps recent prompt states in RAM and restores the longest matching prefix, so a
+        # signature's long system message is processed once, not on every call (~2x faster prompts here).
+        params.cache_prompt = True
+        params.cache_ram_mib = PROMPT_CACHE_MIB
+        self.model_path = Path(model_path)
+        self.options = options
+        self.n_ctx = options.n_ctx
+        self._server = xllamacpp.Server(params)
+        self._xllamacpp = xllamacpp
+        # a build with llguidance turns JSON schemas into llguidance grammars, one without into GBNF
+        self._llguidance = xllamacpp.json_schema_to_grammar('{"type": "string"}').startswith("%llguidance")
+        self._lock = SerialModel()  # one call at a time; tells waiting calls' timeouts they are queued
+        self.calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def chat(self, body: dict) -> dict:
+        """One OpenAI-style chat completion, serialised with every other call in the process."""
+        body = {"temperature": 0.0, "cache_prompt": True, **body}
+        with self._lock:
+            started = time.perf_counter()
+            result = self._server.handle_chat_completions(body)
+            seconds = time.perf_counter() - started
+            self.calls += 1
+            usage = (result or {}).get("usage") or {}
+            self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+            self.completion_tokens += int(usage.get("completion_tokens") or 0)
+            timings = (result or {}).get("timings") or {} if isinstance(result, dict) else {}
+            LEDGER.record(prompt=int(usage.get("prompt_tokens") or 0), output=int(usage.get("completion_tokens") or 0),
+                          cached=int(timings.get("cache_n") or 0), seconds=seconds)
+        if not isinstance(result, dict) or "choices" not in result:
+            message = result.get("error", result) if isinstance(result, dict) else result
+            raise LocalModelError(f"local model returned no completion: {message}")
+        return result
+
+    def _body(self, request) -> dict:
+        messages = []
+        if request.system is not None:
+            messages.append({"role": "system", "content": _text_of(request.system)})
+        for message in request.messages:
+            messages.append({"role": message.role, "content": message.text or ""})
+        config = request.config
+        body: dict[str, Any] = {"messages": messages}
+        if config.temperature is not None:
+            body["temperature"] = config.temperature
+        if config.max_tokens is not None:
+            body["max_tokens"] = config.max_tokens
+        if config.top_p is not None:
+            body["top_p"] = config.top_p
+        if config.stop:
+            body["stop"] = list(config.stop)
+        if config.seed is not None:
+            body["seed"] = config.seed
+        if config.response_format:
+            fmt = _openai_response_format(config.response_format)
+            if self.options.compact_json and fmt.get("type") == "json_schema":
+                # the server's own response_format path pretty-prints whatever the schema says, so the grammar
+                # is sent as llguidance (the registry wheel) or GBNF (a build without llguidance) would write it
+                schema = fmt["json_schema"]["schema"]
+                if self._llguidance:
+                    body["grammar"] = "%llguidance {}\nstart: %json " + json.dumps(compact_schema(schema))
+                else:
+                    body["grammar"] = compact_gbnf(self._xllamacpp.json_schema_to_grammar(json.dumps(schema)))
+            else:
+                body["response_format"] = fmt
+        return body
+
+    def complete(self, request) -> Response:
+        result = self.chat(self._body(request))
+        return response_from_openai_chat(result, model=request.model)
+
+    def stream(self, request):
+        return response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        pass
+
+
+MAX_ITEMS = 5
+MAX_STRING = 240
+
+
+def bounded(schema: Any) -> Any:
+    """The schema with every list capped at MAX_ITEMS and every free string at MAX_STRING characters.
+
+    A 1.5B model sometimes repeats one item until max_tokens cuts the JSON off; the grammar then cannot
+    even start a sixth item, so replies stay short and always parse."""
+    if isinstance(schema, list):
+        return [bounded(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: bounded(value) for key, value in schema.items()}
+    if out.get("type") == "array":
+        out.setdefault("maxItems", MAX_ITEMS)
+    if out.get("type") == "string" and "enum" not in out:
+        out.setdefault("maxLength", MAX_STRING)
+    return out
+
+
+# Left free, the model pretty-prints JSON: a line break and indentation before every key and list item, tokens that
+# cost as much to generate as words (at ~13 generated tokens/s on 2 cores, a large share of a reply's time).
+
+
+def compact_schema(schema: dict) -> dict:
+    """The schema with llguidance's option for compact JSON (no whitespace between tokens)."""
+    return {**schema, "x-guidance": {"whitespace_flexible": False}}
+
+
+def compact_gbnf(grammar: str) -> str:
+    """llama.cpp's GBNF for a schema with the whitespace between JSON tokens limited to one optional space."""
+    compact, found = re.subn(r"(?m)^space ::= .*$", 'space ::= " "?', grammar)
+    return compact if found else grammar  # a grammar with no `space` rule: keep it as it is
+
+
+def _openai_response_format(fmt: dict) -> dict:
+    """lm15 carries response_format in OpenAI's shape or as a bare schema; llama.cpp wants OpenAI's."""
+    if fmt.get("type") in {"json_object", "text"}:
+        return dict(fmt)
+    if fmt.get("type") == "json_schema" and "json_schema" in fmt:
+        inner = fmt["json_schema"]
+        return {"type": "json_schema", "json_schema": {**inner, "schema": bounded(inner.get("schema", {}))}}
+    schema = fmt.get("schema", fmt)
+    return {"type": "json_schema", "json_schema": {"name": fmt.get("name", "output"), "schema": bounded(schema)}}
+
+
+class AsyncLlamaCppEngine:
+    """Async face of the same engine: runs the blocking call in a worker thread."""
+
+    def __init__(self, sync: LlamaCppEngine):
+        self.sync = sync
+        self.supports_response_schema = sync.supports_response_schema
+        self.supported_params = sync.supported_params
+
+    async def complete(self, request) -> Response:
+        return await asyncio.to_thread(self.sync.complete, request)
+
+    async def stream(self, request):
+        for event in response_to_events(await self.complete(request)):
+            yield event
+
+    async def aclose(self) -> None:
+        pass

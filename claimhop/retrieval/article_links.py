@@ -1,0 +1,120 @@
+"""Which articles each article names: the entity graph's LINKS_TO edges as a small array file beside the indexes.
+
+Why not only Kuzu: following links is all the bridge step needs, and that part of the graph takes seconds to
+compute (an Aho-Corasick pass over the corpus), whereas the Kuzu graph also embeds every section and takes most
+of an hour on 2 cores. So the links are computed on first use and saved once (`links.npz`, no pickles). The Kuzu
+build matches titles with the same code (`retrieval.title_mentions`); a test checks the two agree edge for edge."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from claimhop.atomic import atomic_path
+from claimhop.retrieval.title_mentions import (
+    common_words,
+    named_articles,
+    sections_of,
+    title_automaton,
+)
+
+LINKS_FILE = "links.npz"
+
+
+def build_links(titles: list[str], texts: list[str]) -> list[list[int]]:
+    """For each article, the other articles whose title (or base title) its sections name."""
+    automaton = title_automaton(titles, common_words(texts))
+    texts = tqdm(texts, desc="article links (once per corpus)", unit="doc", disable=len(texts) < 1000)
+    return [sorted(set().union(*(named_articles(automaton, part) for part in sections_of(text))) - {doc_id})
+            for doc_id, text in enumerate(texts)]
+
+
+@dataclass(frozen=True)
+class ArticleLinks:
+    """Compressed adjacency: article i names targets[offsets[i]:offsets[i + 1]]."""
+
+    offsets: np.ndarray
+    targets: np.ndarray
+    corpus_sha256: str
+
+    @classmethod
+    def from_lists(cls, links: list[list[int]], corpus_sha256: str) -> ArticleLinks:
+        offsets = np.zeros(len(links) + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([len(t) for t in links])
+        targets = np.array([t for row in links for t in row], dtype=np.int64)
+        return cls(offsets, targets, corpus_sha256)
+
+    @cached_property
+    def times_named(self) -> np.ndarray:
+        """How many articles name each article (its in-degree)."""
+        return np.bincount(self.targets, minlength=len(self.offsets) - 1)
+
+    def specificity(self, article: int) -> float:
+        """Inverse document frequency of a link: log((N + 1) / (1 + articles naming it)). "United States", named
+        by thousands of articles, is a weak bridge; an article named by two is a strong one."""
+        return math.log((len(self.offsets)) / (1 + int(self.times_named[article])))
+
+    def named_by(self, article: int) -> list[int]:
+        return self.targets[self.offsets[article]:self.offsets[article + 1]].tolist()
+
+    def pairs(self, sources: list[int] | None = None) -> list[tuple[int, int]]:
+        """(source, target) for the given articles (all when None)."""
+        every = range(len(self.offsets) - 1) if sources is None else sources
+        return [(source, target) for source in every for target in self.named_by(source)]
+
+    @classmethod
+    def load(cls, path: Path) -> ArticleLinks | None:
+        try:
+            with np.load(path) as data:  # numpy refuses pickled objects by default
+                return cls(data["offsets"], data["targets"], str(data["corpus_sha256"]))
+        except (OSError, ValueError, KeyError):
+            return None
+
+
+_CACHE: dict[tuple[str, str], ArticleLinks] = {}
+_LOCK = threading.Lock()
+
+
+def article_links(folder: Path, titles: list[str], texts: list[str], corpus_sha256: str) -> ArticleLinks:
+    """The corpus's links: from memory, else from `folder/links.npz` when it was made from this corpus, else
+    computed (seconds) and saved there for the next process."""
+    key = (str(folder), corpus_sha256)
+    with _LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+        links = ArticleLinks.load(folder / LINKS_FILE)
+        if links is None or links.corpus_sha256 != corpus_sha256 or len(links.offsets) != len(titles) + 1:
+            links = ArticleLinks.from_lists(build_links(titles, texts), corpus_sha256)
+            with atomic_path(folder / LINKS_FILE, suffix=".tmp.npz") as tmp:
+                np.savez(tmp, offsets=links.offsets, targets=links.targets, corpus_sha256=np.array(corpus_sha256))
+        _CACHE[key] = links
+        return links
+
+
+def rank_linked(pairs: list[tuple[int, int]], article_ids: list[int], limit: int,
+                exclude: list[int] | None = None, weight: Callable[[int], float] | None = None
+                ) -> list[tuple[int, int]]:
+    """(from, to) for articles the given ones name, other than themselves and `exclude`: the most named first
+    (each naming counted `weight(to)` times, e.g. `ArticleLinks.specificity`; once without it), then, among
+    equals, those named by an earlier (better) one of `article_ids`, which callers pass best first; "from" is
+    that best source. Most articles are named once, so the order among equals decides what a small budget
+    follows."""
+    if not article_ids or limit <= 0:
+        return []
+    position = {article: i for i, article in reversed(list(enumerate(article_ids)))}
+    skip = set(article_ids) | set(exclude or [])
+    sources: dict[int, list[int]] = {}
+    for source, target in pairs:
+        if source in position and target not in skip:
+            sources.setdefault(target, []).append(source)
+    best = {target: min(found, key=position.__getitem__) for target, found in sources.items()}
+    score = {t: len(found) * (weight(t) if weight else 1.0) for t, found in sources.items()}
+    order = sorted(sources, key=lambda t: (-score[t], position[best[t]], t))
+    return [(best[t], t) for t in order[:limit]]

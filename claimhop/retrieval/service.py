@@ -1,0 +1,106 @@
+"""One retrieval service per corpus and process: dense, BM25, hybrid and title lookup over shared indexes."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from claimhop.retrieval.corpus import BUNDLED_CORPUS, Corpus, load_corpus
+from claimhop.retrieval.fusion import Fusion, reciprocal_rank_fusion
+from claimhop.retrieval.index_store import Indexes, open_indexes
+from claimhop.retrieval.titles import TitleIndex
+
+Mode = Literal["hybrid", "bm25", "dense"]
+DEFAULT_FUSION = Fusion()
+
+
+@dataclass(frozen=True)
+class Hit:
+    doc_id: int
+    title: str
+    score: float
+    text: str = ""
+
+
+class SearchEngine(Protocol):
+    """Anything that searches, the one name for it: claimhop's own indexes (IndexSearch), any LangChain retriever
+    (engines.LangChainSearch), or one run's view of either (tuned_search.TunedSearch). Made by
+    `claimhop.retrieval.factory.search_engine`."""
+
+    def search_many(self, queries: list[str], k: int, mode: Mode = "hybrid") -> list[list[Hit]]: ...
+
+    def search(self, query: str, k: int, mode: Mode = "hybrid") -> list[Hit]: ...
+
+    def by_title(self, name: str, limit: int = 5) -> list[Hit]: ...
+
+    def own_corpus(self) -> tuple[Corpus, Path] | None:
+        """The corpus and index folder when these are claimhop's own indexes (link following reads the articles'
+        links there); None for an engine that only answers queries."""
+        ...
+
+
+class IndexSearch:
+    """Search a corpus; `k` beyond the corpus size returns the whole corpus."""
+
+    def __init__(self, corpus: Corpus, indexes: Indexes):
+        self.corpus = corpus
+        self.indexes = indexes
+        self.titles = TitleIndex(corpus.titles)
+
+    def _hits(self, scored: list[tuple[int, float]], k: int) -> list[Hit]:
+        return [Hit(i, self.corpus.titles[i], s, self.corpus.texts[i]) for i, s in scored[:k]]
+
+    def search_many(
+        self, queries: list[str], k: int, mode: Mode = "hybrid", fusion: Fusion = DEFAULT_FUSION
+    ) -> list[list[Hit]]:
+        """Top-k per query. Hybrid fuses BM25's and dense's top-`fusion.depth` lists by weighted reciprocal rank."""
+        if mode == "bm25":
+            return [self._hits(r, k) for r in self.indexes.bm25.search(queries, k)]
+        if mode == "dense":
+            return [self._hits(r, k) for r in self.indexes.dense.search(queries, k)]
+        depth = max(k, fusion.depth)
+        lexical = self.indexes.bm25.search(queries, depth)
+        dense = self.indexes.dense.search(queries, depth)
+        fused = []
+        for lex, den in zip(lexical, dense):
+            ranked = reciprocal_rank_fusion(
+                [[i for i, _ in lex], [i for i, _ in den]], [fusion.bm25_weight, fusion.dense_weight], fusion.k
+            )
+            if len(ranked) < k:  # BM25 drops zero-score documents; dense always fills up to k
+                seen = {i for i, _ in ranked}
+                ranked += [(i, 0.0) for i, _ in den if i not in seen]
+            fused.append(self._hits(ranked, k))
+        return fused
+
+    def search(self, query: str, k: int, mode: Mode = "hybrid", fusion: Fusion = DEFAULT_FUSION) -> list[Hit]:
+        return self.search_many([query], k, mode, fusion)[0]
+
+    def by_title(self, name: str, limit: int = 5) -> list[Hit]:
+        """Documents titled `name` (normalised exact, then base title, then fuzzy)."""
+        return [Hit(i, self.corpus.titles[i], 1.0, self.corpus.texts[i]) for i in self.titles.lookup(name, limit=limit)]
+
+    def own_corpus(self) -> tuple[Corpus, Path] | None:
+        return self.corpus, self.indexes.folder
+
+
+_CACHE: dict[str, IndexSearch] = {}
+_LOCK = threading.Lock()
+
+
+def get_retriever(
+    corpus_path: str | Path | None = None, rebuild: bool = False, index_dir: str | Path | None = None
+) -> IndexSearch:
+    """The process-wide retriever for a corpus file (bundled HoVer corpus by default), built on first use.
+
+    Its indexes live in `index_dir` when given (as `claimhop index --index-dir` built them), else under
+    CLAIMHOP_HOME, keyed by the corpus's content hash."""
+    path = Path(corpus_path) if corpus_path else BUNDLED_CORPUS
+    folder = Path(index_dir).expanduser() if index_dir else None
+    key = f"{path.resolve()}|{folder.resolve() if folder else ''}"
+    with _LOCK:
+        if rebuild or key not in _CACHE:
+            corpus = load_corpus(path)
+            _CACHE[key] = IndexSearch(corpus, open_indexes(corpus, rebuild=rebuild, folder=folder))
+        return _CACHE[key]

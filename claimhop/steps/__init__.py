@@ -1,0 +1,1 @@
+"""What the graph's nodes share: run settings from the runtime, model calls with retries, searches as hops."""

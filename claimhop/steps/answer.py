@@ -1,0 +1,87 @@
+"""The cited answer: headline, explanation with only valid citations, fact lines and references."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage
+
+from claimhop.steps.common import emit
+from claimhop.verification.citations import check_citations, drop_invalid_citations
+from state.schema import Evidence, State
+
+HEADLINES = {
+    "SUPPORTED": "The claim is supported by the collection.",
+    "CONTRADICTED": "The claim is contradicted by the collection.",
+    "INSUFFICIENT_INFO": "The collection does not hold enough to confirm or refute the claim.",
+}
+
+
+def extractive_explanation(evidence: list[Evidence]) -> str:
+    """Used when the LM gives no usable cited statement: the evidence itself, quoted, nothing invented."""
+    return " ".join(f"{e['title']}: \"{e['sentence']}\" [{e['ref']}]" for e in evidence[:3])
+
+
+def cited_statements(statements, evidence: list[Evidence]) -> list[str]:
+    """Keep only statements whose evidence number exists: every sentence of the explanation is cited."""
+    refs = {e["ref"] for e in evidence}
+    kept = []
+    for statement in statements or []:
+        text = " ".join(str(getattr(statement, "text", "")).split()).rstrip(". ")
+        number = getattr(statement, "evidence_id", None)
+        if text and number in refs:
+            kept.append(f"{drop_invalid_citations(text, 0).strip()} [{number}].")
+    return kept
+
+
+def references_block(evidence: list[Evidence]) -> str:
+    return "\n".join(f"[{e['ref']}] {e['title']}: \"{e['sentence']}\"" for e in evidence)
+
+
+def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Evidence], degraded: list[str],
+                   ignored: list[str] | None = None) -> str:
+    parts = [f"Verdict: {verdict}", f"Claim: {claim}", "", explanation.strip()]
+    if ignored:
+        parts += ["", "Ignored (instructions to the checker, not part of the claim): " + " ".join(ignored)]
+    if evidence:
+        parts += ["", "References:", references_block(evidence)]
+    if degraded:
+        parts += ["", "Steps that fell back to a simpler method: " + "; ".join(d.split(":")[0] for d in degraded)]
+    return "\n".join(parts)
+
+
+FACT_WORDS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "INSUFFICIENT_INFO": "not settled"}
+
+
+def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
+    """One line a fact: supported with its quote, contradicted with what the collection says instead, or not
+    found; every quote is a reference's exact sentence."""
+    by_ref = {e["ref"]: e for e in evidence}
+    lines = []
+    for number, fact in enumerate(facts, start=1):
+        text = " ".join(drop_invalid_citations(fact["fact"], 0).split())  # a claim's own "[3]" is not a citation
+        head = f'{number}. "{text}": {FACT_WORDS[fact["verdict"]]} ({fact["confidence"]:.2f})'
+        quote = by_ref.get(fact.get("ref", 0))
+        if fact["verdict"] == "SUPPORTED" and quote:
+            lines.append(f'{head}. {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]')
+        elif fact["verdict"] == "CONTRADICTED" and quote:
+            lines.append(f'{head}. The collection says instead: "{quote["sentence"]}" [{quote["ref"]}]')
+        elif fact.get("error"):
+            lines.append(f"{head}. It could not be judged ({fact['error'].split(':')[0]}).")
+        elif quote:
+            lines.append(f"{head}. Not found in the collection: no selected document settles it; the closest "
+                         f'sentence examined: {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]')
+        else:
+            lines.append(f"{head}. Not found in the collection: no selected document settles it.")
+    return lines
+
+
+def mitigate_facts(state: State) -> dict:
+    """The answer of the facts verifier, written from the checked facts and their quotes, with no model call."""
+    verdict, evidence = state.get("verdict", "INSUFFICIENT_INFO"), state.get("evidence", [])
+    lines = fact_lines(state.get("facts", []), evidence)
+    explanation = (f"{HEADLINES[verdict]} Confidence {state.get('confidence', 0.0):.2f}: "
+                   f"{state.get('verdict_reason', '')}.\n" + "\n".join(lines))
+    check_citations(explanation, evidence, state.get("selected", []))
+    answer = compose_answer(state["claim"], verdict, explanation, evidence, state.get("degraded", []),
+                            state.get("ignored_instructions"))
+    emit("mitigate", event="answer", answer=answer, verdict=verdict)
+    return {"answer": answer, "messages": [AIMessage(content=answer, name="mitigate")]}

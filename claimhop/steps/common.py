@@ -1,0 +1,173 @@
+"""What every node needs: its settings, the shared LM and program, progress events, and a guarded LM call."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+import dspy
+from langchain_core.messages import AIMessage
+from langgraph.config import get_stream_writer
+from langgraph.runtime import get_runtime
+from langgraph.types import RetryPolicy
+
+from claimhop.lm.adapter import adapter_for
+from claimhop.lm.call_watch import ModelTimeout, with_timeout  # noqa: F401 - re-exported: nodes and tests use them from here
+from claimhop.lm.provider import get_lm
+from claimhop.lm.usage import LEDGER, model_step
+from claimhop.program import ClaimHopProgram, get_program, program_file
+from claimhop.retrieval.factory import search_engine
+from claimhop.retrieval.fusion import Fusion
+from claimhop.retrieval.rerank import make_reranker
+from claimhop.retrieval.service import SearchEngine
+from state import client_policy
+from state.context import Context
+
+log = logging.getLogger("claimhop")
+T = TypeVar("T")
+
+
+def settings_of(runtime: Any) -> Context:
+    """The run's settings from LangGraph's runtime (a Context, a dict from the server, or nothing). In a server,
+    settings a client may not choose (engine, paths outside the allowed folders) are refused here too."""
+    raw = getattr(runtime, "context", None)
+    if client_policy.enforced():
+        problem = client_policy.client_settings_problem(raw)
+        if problem:
+            raise ValueError(problem)
+    return Context.from_any(raw)
+
+
+def retriever_for(ctx: Context) -> SearchEngine:
+    """claimhop's own indexes, or the external LangChain retriever the `retriever` setting names, searched with
+    the run's fusion settings and re-ranker."""
+    reranker = make_reranker(ctx.reranker, ctx.model, ctx.model_timeout_s,
+                             program_for(ctx).relevant if ctx.reranker == "lm" else None)
+    return search_engine(ctx.corpus_path, ctx.index_dir, retriever=ctx.retriever, fusion=fusion_of(ctx),
+                         reranker=reranker, rerank_depth=ctx.rerank_depth)
+
+
+def fusion_of(ctx: Context) -> Fusion:
+    return Fusion(ctx.bm25_weight, ctx.dense_weight, ctx.rrf_k, ctx.fusion_depth)
+
+
+# `claimhop optimize` runs the graph's own nodes on the program it is compiling, with the LM it was given
+_RUNNING: ContextVar[tuple[ClaimHopProgram, dspy.LM] | None] = ContextVar("claimhop_running", default=None)
+
+
+@contextmanager
+def running(program: ClaimHopProgram, lm: dspy.LM) -> Iterator[None]:
+    """Nodes called inside use `program` and `lm` instead of the ones the settings name (so an optimiser
+    compiles exactly the steps the graph runs)."""
+    token = _RUNNING.set((program, lm))
+    try:
+        yield
+    finally:
+        _RUNNING.reset(token)
+
+
+def program_for(ctx: Context) -> ClaimHopProgram:
+    override = _RUNNING.get()
+    return override[0] if override else get_program(program_file(ctx.use_optimized_program, ctx.program_path))
+
+
+def lm_for(ctx: Context) -> dspy.LM:
+    override = _RUNNING.get()
+    return override[1] if override else get_lm(ctx.model)
+
+
+def emit(node: str, **payload: Any) -> None:
+    """A typed progress event on the `custom` stream: {"node": ..., "event": ..., ...}."""
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:  # called outside a graph run (unit tests of a node's helpers)
+        return
+    writer({"node": node, **payload})
+
+
+def say(node: str, text: str) -> AIMessage:
+    """A progress line for chat clients, tagged with the node that wrote it."""
+    return AIMessage(content=text, name=node)
+
+
+class ModelStepFailed(RuntimeError):
+    """A model call failed on an attempt that is not the last: the node's RetryPolicy runs it again."""
+
+
+class EmptyModelOutput(ValueError):
+    """The model answered, but with nothing the step can use."""
+
+
+# Every LM node gets this policy; `model_attempts` (a run setting, at most 5) decides when to stop retrying.
+MODEL_RETRY = RetryPolicy(
+    initial_interval=0.5, backoff_factor=2.0, max_interval=4.0, max_attempts=5, jitter=False,
+    retry_on=ModelStepFailed,
+)
+
+
+# At temperature 0 a retried prompt gets the reply that just failed (from the model, or from DSPy's cache, which
+# keys on the prompt); a retry samples instead, under its own rollout id.
+RETRY_TEMPERATURE = 0.7
+
+
+def node_attempt() -> int:
+    """This node execution's attempt number (1 on the first run), from LangGraph's runtime."""
+    try:
+        info = get_runtime().execution_info
+    except RuntimeError:  # outside a graph run
+        return 1
+    return getattr(info, "node_attempt", 1) if info else 1
+
+
+def call_lm(
+    ctx: Context, node: str, step: Callable[[], T], fallback: Callable[[], T],
+    usable: Callable[[T], bool] = lambda _: True, cost_step: str | None = None,
+) -> tuple[T, str | None]:
+    """One DSPy call on the run's LM with JSON-schema output, bounded by `model_timeout_s`.
+
+    A fault (an exception, a timeout, malformed or unusable output, a prompt beyond the context window) on an
+    attempt before the last raises ModelStepFailed, so LangGraph's RetryPolicy reruns the node; on the last
+    attempt the node's deterministic fallback is used. Returns the result and, when degraded, the reason (so
+    the answer can say which steps fell back). The model's use is charged to `cost_step` (default: the node).
+    """
+    attempt = node_attempt()
+
+    def ask() -> T:
+        LEDGER.asked()
+        lm = lm_for(ctx)
+        if attempt > 1:  # a retry after a bad reply: a new sample, not the same reply again from DSPy's cache
+            lm = lm.copy(rollout_id=attempt, temperature=RETRY_TEMPERATURE)
+        with dspy.context(lm=lm, adapter=adapter_for(ctx.model)):
+            result = step()
+        if not usable(result):
+            raise EmptyModelOutput("the model's answer was empty or unusable")
+        return result
+
+    if {node, cost_step or node} & set(ctx.steps_off()):  # measuring the step's worth: its fallback, no model call
+        return fallback(), None
+    try:
+        with model_step(cost_step or node):
+            return with_timeout(ask, ctx.model_timeout_s), None
+    except Exception as err:
+        reason = f"{node}: {type(err).__name__}: {str(err)[:200]}"
+        if attempt < ctx.model_attempts:
+            log.warning("LM step failed on attempt %d, retrying: %s", attempt, reason)
+            emit(node, event="retry", attempt=attempt, reason=reason)
+            raise ModelStepFailed(reason) from err
+        reason += f" (after {attempt} attempt{'s' if attempt > 1 else ''})"
+        log.warning("LM step degraded, using fallback: %s", reason)
+        emit(node, event="degraded", reason=reason)
+        return fallback(), reason
+
+
+def clean_list(items: Any, limit: int) -> list[str]:
+    """LM list output -> distinct non-empty strings, at most `limit`."""
+    out: list[str] = []
+    for item in items or []:
+        text = " ".join(str(item).split())
+        if text and text.casefold() not in {o.casefold() for o in out}:
+            out.append(text)
+    return out[:limit]

@@ -1,0 +1,122 @@
+"""The claim's atomic facts and their verdicts: splitting, repairing fragments, judging each fact against evidence."""
+
+from __future__ import annotations
+
+from claimhop.entities.matching import mentions
+from claimhop.entities.ner import extract_entities, unique
+from claimhop.lm.usage import model_step
+from claimhop.retrieval.titles import normalize_title
+from claimhop.steps.common import (
+    call_lm,
+    clean_list,
+    emit,
+    program_for,
+    say,
+    with_timeout,
+)
+from claimhop.verification.ensemble import EnsembleRule
+from claimhop.verification.nli import judge_pair
+from claimhop.verification.pipeline import (
+    check_facts,
+    closest_evidence,
+    deciding_evidence,
+)
+from state.context import Context
+from state.schema import Evidence, State
+
+FALLBACK_VERDICT = "INSUFFICIENT_INFO"
+
+
+def numbered(evidence: list[Evidence]) -> list[str]:
+    return [f"[{e['ref']}] {e['title']}: {e['sentence']}" for e in evidence]
+
+
+def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
+    """The claim's atomic facts (DSPy SplitClaim, or the plan's facts with `planner=facts`); the whole claim as
+    one fact when the model gives none."""
+    planned = state.get("planned_facts")
+    if planned and ctx.fact_names != "asked":
+        return facts_from_split(planned, state["claim"], state.get("claim_entities", [])), None
+
+    def usable(facts) -> bool:
+        return any(str(getattr(f, "text", f)).strip() for f in facts or [])
+
+    split = splitter(ctx)
+    result, degraded = call_lm(ctx, "verify", lambda: split(claim=state["claim"]).facts,
+                               list, usable=usable, cost_step="claim_split")
+    return facts_from_split(result, state["claim"], state.get("claim_entities", [])), degraded
+
+
+def splitter(ctx: Context):
+    """The program's predictor that splits a claim into facts under the settings: the planning call's with
+    `planner=facts` (what the graph judges), else SplitClaim with or without the model naming each fact's names."""
+    program = program_for(ctx)
+    if ctx.planner == "facts" and ctx.fact_names != "asked":
+        return program.plan_facts
+    return program.split_claim_with_names if ctx.fact_names == "asked" else program.split_claim
+
+
+def facts_from_split(split, claim: str, claim_entities: list[str]) -> list[dict]:
+    """SplitClaim's output as the facts a check judges (at most 5, fragments joined); the whole claim when empty.
+    Each fact's names are found in its text (the claim's names it mentions, then NER), not asked of the model:
+    fewer tokens to generate, and no invented names. One place, so the eval measures what the graph checks."""
+    facts = [{"text": " ".join(str(getattr(f, "text", f)).split()), "entities": clean_list(getattr(f, "entities", []), 8)}
+             for f in split or []]
+    facts = whole_facts([f for f in facts if f["text"]][:5]) or [{"text": claim, "entities": []}]
+    unnamed = [f for f in facts if not f["entities"]]  # fact_names=found, or the model gave none
+    for fact, found in zip(unnamed, extract_entities([f["text"] for f in unnamed], with_spans=True)):
+        named = [e for e in claim_entities if mentions(e, normalize_title(fact["text"]))]
+        fact["entities"] = clean_list(unique([*named, *found]), 8)
+    return facts
+
+
+def whole_facts(facts: list[dict]) -> list[dict]:
+    """A small model sometimes splits a claim into fragments ("in 1970", "held in Argentina"); a fragment (it
+    starts in lower case or has fewer than 3 words) is joined to the fact before it, so each fact stands alone."""
+    merged: list[dict] = []
+    for fact in facts:
+        text = fact["text"]
+        if merged and (text[:1].islower() or len(text.split()) < 3):
+            last = merged[-1]
+            last["text"] = f"{last['text'].rstrip('. ')} {text}"
+            last["entities"] = list(dict.fromkeys([*last["entities"], *fact["entities"]]))
+        else:
+            merged.append({**fact})
+    return merged
+
+
+def verify_by_facts(state: State, ctx: Context) -> dict:
+    facts, degraded = atomic_facts(state, ctx)
+    rule = EnsembleRule.from_settings(ctx)
+
+    def judge(title: str, sentence: str, fact: str) -> dict[str, float]:
+        with model_step("fact_judgements"):
+            return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact, program_for(ctx).judge_pair), ctx.model_timeout_s)
+
+    result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence)
+    failures = [r for r in result["facts"] if r["error"]]
+    if failures:
+        failure = f"verify: the model could not judge {len(failures)} fact(s): {failures[0]['error'][:120]}"
+        degraded = f"{degraded}; {failure}" if degraded else failure
+    evidence: list[Evidence] = []
+    for record in result["facts"]:
+        decided = deciding_evidence(record) or closest_evidence(record)
+        record["ref"] = 0
+        if decided:
+            known = next((e for e in evidence if (e["title"], e["sentence"]) == (decided["title"], decided["sentence"])), None)
+            if known is None:
+                known = {"ref": len(evidence) + 1, "title": decided["title"], "sentence": decided["sentence"],
+                         "score": max(decided["probs"].values())}
+                evidence.append(known)
+            record["ref"] = known["ref"]
+        emit("verify", event="fact", **record)
+    emit("verify", event="verdict", verdict=result["verdict"], confidence=result["confidence"],
+         reason=result["reason"], evidence=evidence, degraded=degraded)
+    calls = 1 + sum(len(r["evidence"]) for r in result["facts"])
+    return {
+        "verdict": result["verdict"], "confidence": result["confidence"], "verdict_reason": result["reason"],
+        "facts": result["facts"], "evidence": evidence, "lm_calls": calls,
+        "degraded": [degraded] if degraded else [],
+        "messages": [say("verify", f"Verdict: {result['verdict']} (confidence {result['confidence']:.2f}; "
+                                   f"{len(result['facts'])} facts checked).")],
+    }

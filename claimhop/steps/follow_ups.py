@@ -1,0 +1,38 @@
+"""Answering a follow-up question about a finished check: about one document, or from the cited evidence."""
+
+from __future__ import annotations
+
+from claimhop.steps.answer import references_block
+from claimhop.steps.common import retriever_for
+from claimhop.steps.provenance import explain_document, mentioned_title, named_phrase
+from claimhop.verification.citations import cited_numbers, drop_invalid_citations
+from state.context import Context
+from state.schema import Evidence, State
+
+
+def about_a_document(question: str, state: State, ctx: Context) -> str | None:
+    """The provenance answer when the question names a document (retrieved or not), else None."""
+    title = mentioned_title(question, list(state.get("candidates", {})))  # every hop's titles are candidates
+    if title:
+        return explain_document(title, state, ctx, in_collection=True)
+    phrase = named_phrase(question)
+    if not phrase:
+        return None
+    hits = retriever_for(ctx).by_title(phrase, limit=1)
+    if hits:
+        return explain_document(hits[0].title, state, ctx, in_collection=True)
+    return explain_document(phrase, state, ctx, in_collection=False)
+
+
+def grounded_answer(text: str, evidence: list[Evidence]) -> str:
+    """The LM's answer with invented citations removed, followed by the references it cites."""
+    text = " ".join(drop_invalid_citations(text, len(evidence)).split())
+    cited = sorted(set(cited_numbers(text)))
+    refs = [e for e in evidence if e["ref"] in cited]
+    return text + ("\n\nReferences:\n" + references_block(refs) if refs else "")
+
+
+def fallback_answer(state: State) -> str:
+    evidence = state.get("evidence", [])
+    return (f"I can only restate the earlier result: the verdict was {state.get('verdict', 'INSUFFICIENT_INFO')}"
+            + (", resting on:\n" + references_block(evidence) if evidence else ", with no evidence sentences."))

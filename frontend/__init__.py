@@ -1,1 +1,0 @@
-"""The chat page served at /ui by `langgraph dev` (static files, no build step, nothing fetched at run time)."""

@@ -1,0 +1,136 @@
+"""The house rules a contributor can break without noticing: imports form layers (no loop between files or
+packages, no package importing one above it), `nodes/` holds only the graph's node functions, and every DSPy
+signature lives in the one program module. Imports inside functions count too."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOP = ("claimhop", "graph", "nodes", "state")
+# Lowest first: a package may import its own layer's packages and those below, never one above.
+LAYERS = [
+    {"claimhop", "claimhop.data"},  # atomic writes, the cache folder, sentences, the DSPy program; bundled data
+    {"claimhop.lm"},
+    {"claimhop.retrieval"},
+    {"claimhop.entities"},
+    {"state"},
+    {"claimhop.verification"},
+    {"claimhop.steps"},
+    {"nodes"},
+    {"graph"},
+    {"claimhop.evaluation", "claimhop.server"},
+    {"claimhop.cli"},
+]
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for top in TOP:
+        for path in (ROOT / top).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The project modules `name` imports, anywhere in the file."""
+    def resolve(dotted: str) -> str | None:
+        while dotted and dotted not in known:
+            dotted = dotted.rpartition(".")[0]
+        return dotted or None
+
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        out |= {m for m in map(resolve, targets) if m and m != name}
+    return out
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] != "claimhop":
+        return parts[0]
+    return ".".join(parts[:2]) if len(parts) > 2 or (len(parts) == 2 and (ROOT / "claimhop" / parts[1]).is_dir()) else "claimhop"
+
+
+GRAPH = {name: imports(name, path, modules()) for name, path in modules().items()}
+
+
+def cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    try:
+        graphlib.TopologicalSorter(edges).static_order()
+        return None
+    except graphlib.CycleError as err:
+        return err.args[1]
+
+
+def test_no_import_loop_between_files():
+    assert cycle(GRAPH) is None
+
+
+def test_no_import_loop_between_packages_and_none_upwards():
+    edges: dict[str, set[str]] = {}
+    for module, targets in GRAPH.items():
+        for target in targets:
+            if package_of(module) != package_of(target):
+                edges.setdefault(package_of(module), set()).add(package_of(target))
+    assert cycle(edges) is None
+    layer = {package: i for i, packages in enumerate(LAYERS) for package in packages}
+    assert set(edges) | {t for ts in edges.values() for t in ts} <= set(layer), "a new package needs a layer here"
+    upward = [(a, b) for a, targets in edges.items() for b in targets if layer[b] > layer[a]]
+    assert not upward, f"imports from a lower layer up into a higher one: {upward}"
+
+
+def test_only_the_graph_imports_nodes():
+    importers = {m for m, targets in GRAPH.items() for t in targets if t.split(".")[0] == "nodes"}
+    assert {package_of(m) for m in importers} <= {"graph", "nodes"}, importers
+    assert {m for m in importers if package_of(m) == "nodes"} <= {"nodes"}, "a node imports another node"
+
+
+NODE_FILES = sorted(p for p in (ROOT / "nodes").glob("*.py") if p.name != "__init__.py")
+
+
+@pytest.mark.parametrize("path", NODE_FILES, ids=lambda p: p.stem)
+def test_a_node_module_holds_one_node_function(path):
+    from graph.builder import NODES
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    public = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")]
+    assert [n.name for n in public] == [path.stem], "everything but the node belongs in claimhop/"
+    node = public[0]
+    assert ast.get_docstring(node), "a node says in its docstring what it does"
+    params = node.args.args
+    assert ast.unparse(params[0].annotation) == "State"
+    if len(params) > 1:
+        assert ast.unparse(params[1].annotation) == "Runtime[Context]"
+    assert path.stem in NODES, "every node module is a node of the graph"
+
+
+def test_every_dspy_signature_is_in_the_program_module():
+    """claimhop's signatures, that is: the peer systems in evaluation/baselines are other programs."""
+    outside = []
+    for name, path in modules().items():
+        if name.startswith("claimhop.evaluation.baselines"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any("Signature" in ast.unparse(b) for b in node.bases):
+                if name != "claimhop.program":
+                    outside.append(f"{name}.{node.name}")
+    assert not outside
