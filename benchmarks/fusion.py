@@ -22,7 +22,7 @@ from claimhop.evaluation.metric import all_gold_in
 from claimhop.evaluation.optimize import training_examples
 from claimhop.evaluation.report import wilson
 from claimhop.retrieval.fusion import reciprocal_rank_fusion
-from claimhop.retrieval.service import get_retriever
+from claimhop.retrieval.service import index_search
 
 BM25_WEIGHTS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 RRF_KS = (5, 20, 60, 200)
@@ -42,7 +42,7 @@ def recall(ranked_titles: list[list[str]], claims: list[dict], hops: int | None 
 
 def settings_grid(texts: list[str], depth: int) -> list[dict]:
     """Each setting's top-21 titles for every text: BM25 alone, dense alone, then hybrid over the grid."""
-    retriever = get_retriever()
+    retriever = index_search()
     lexical = [[i for i, _ in r] for r in retriever.indexes.bm25.search(texts, depth)]
     dense = [[i for i, _ in r] for r in retriever.indexes.dense.search(texts, depth)]
     titles = retriever.corpus.titles

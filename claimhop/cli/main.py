@@ -60,7 +60,7 @@ def preflight(settings: dict[str, Any]) -> Context:
 def cmd_check(args: argparse.Namespace) -> int:
     from claimhop.cli.durable import durable_checks, thread_config
     from claimhop.cli.render import render_event
-    from claimhop.retrieval.service import get_retriever
+    from claimhop.retrieval.service import index_search
     from state.validation import validate_claim
 
     if args.file is not None:
@@ -88,7 +88,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         final: dict[str, Any] = dict(values)
         if not finished:
             load_models_meanwhile(ctx.model)
-            get_retriever(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
+            index_search(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
             progress = sys.stderr if args.json else sys.stdout
             for mode, chunk in checks.app.stream(payload, thread_config(thread_id), context=ctx,
                                           stream_mode=["custom", "values"], durability="sync"):
@@ -109,7 +109,7 @@ def check_file(args: argparse.Namespace) -> int:
         default_output,
         read_claims,
     )
-    from claimhop.retrieval.service import get_retriever
+    from claimhop.retrieval.service import index_search
 
     if args.claim is not None or args.resume is not None:
         raise UsageError("give --file CLAIMS or one claim (or --resume THREAD), not both")
@@ -123,7 +123,7 @@ def check_file(args: argparse.Namespace) -> int:
     except ClaimsFileError as err:
         raise UsageError(str(err)) from None
     load_models_meanwhile(ctx.model)
-    get_retriever(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
+    index_search(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
 
     def run_one(claim: str, context: Context) -> dict[str, Any]:
         from graph import graph

@@ -86,11 +86,11 @@ def dspy_program_system(settings: dict[str, Any], build: Callable[[Any, Any], An
 
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import get_lm
-    from claimhop.retrieval.service import get_retriever
+    from claimhop.retrieval.service import index_search
     from state.context import Context
 
     ctx = Context.from_any(settings)
-    module = build(get_retriever(ctx.corpus_path or None, index_dir=ctx.index_dir or None), ctx)
+    module = build(index_search(ctx.corpus_path or None, index_dir=ctx.index_dir or None), ctx)
 
     def run(claim: str) -> dict[str, Any]:
         before = local_engine_stats()

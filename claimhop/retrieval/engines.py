@@ -21,7 +21,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from claimhop.retrieval.service import Hit, IndexSearch, Mode, get_retriever
+from claimhop.retrieval.service import Hit, IndexSearch, Mode, index_search
 
 
 class ClaimhopEmbeddings(Embeddings):
@@ -47,7 +47,7 @@ class ClaimhopRetriever(BaseRetriever):
     k: int = 21
 
     def _engine(self) -> IndexSearch:
-        return self.retriever or get_retriever(self.corpus_path or None, index_dir=self.index_dir or None)
+        return self.retriever or index_search(self.corpus_path or None, index_dir=self.index_dir or None)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         return [

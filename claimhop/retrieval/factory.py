@@ -6,7 +6,7 @@ from pathlib import Path
 
 from claimhop.retrieval.fusion import Fusion
 from claimhop.retrieval.rerank import Reranker
-from claimhop.retrieval.service import SearchEngine, get_retriever
+from claimhop.retrieval.service import SearchEngine, index_search
 from claimhop.retrieval.tuned_search import TunedSearch
 
 
@@ -20,7 +20,7 @@ def search_engine(corpus_path: str | Path | None = None, index_dir: str | Path |
 
         engine: SearchEngine = external_engine(retriever)
     else:
-        engine = get_retriever(corpus_path or None, index_dir=index_dir or None)
+        engine = index_search(corpus_path or None, index_dir=index_dir or None)
     if fusion is None and reranker is None:
         return engine
     return TunedSearch(engine, fusion or Fusion(), reranker, rerank_depth)

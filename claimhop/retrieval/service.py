@@ -89,10 +89,11 @@ _CACHE: dict[str, IndexSearch] = {}
 _LOCK = threading.Lock()
 
 
-def get_retriever(
+def index_search(
     corpus_path: str | Path | None = None, rebuild: bool = False, index_dir: str | Path | None = None
 ) -> IndexSearch:
-    """The process-wide retriever for a corpus file (bundled HoVer corpus by default), built on first use.
+    """The process-wide IndexSearch over a corpus file (bundled HoVer corpus by default), built on first use; runs
+    get theirs through `claimhop.retrieval.factory.search_engine`, which uses this one.
 
     Its indexes live in `index_dir` when given (as `claimhop index --index-dir` built them), else under
     CLAIMHOP_HOME, keyed by the corpus's content hash."""

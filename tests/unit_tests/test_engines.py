@@ -18,7 +18,7 @@ from claimhop.retrieval.engines import (
     external_engine,
 )
 from claimhop.retrieval.pgvector_store import pgvector_retriever, sqlalchemy_url
-from claimhop.retrieval.service import get_retriever
+from claimhop.retrieval.service import index_search
 from claimhop.server.webapp import problem_with
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."
@@ -56,7 +56,7 @@ def test_the_index_command_loads_the_corpus_into_pgvector(loaded, small_corpus, 
 
 def test_pgvector_finds_what_the_built_in_dense_search_finds(loaded, small_corpus):
     engine = LangChainSearch(pgvector_retriever())
-    built_in = get_retriever(str(small_corpus))
+    built_in = index_search(str(small_corpus))
     for query in QUERIES:
         external = engine.search(query, 5)
         assert [h.title for h in external] == [h.title for h in built_in.search(query, 5, "dense")]

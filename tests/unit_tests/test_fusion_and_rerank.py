@@ -9,7 +9,7 @@ from langchain_core.documents import BaseDocumentCompressor
 
 from claimhop.retrieval.fusion import Fusion
 from claimhop.retrieval.rerank import CompressorReranker, LMReranker, make_reranker
-from claimhop.retrieval.service import Hit, get_retriever
+from claimhop.retrieval.service import Hit, index_search
 from claimhop.retrieval.tuned_search import TunedSearch
 from claimhop.steps.common import retriever_for
 from state.client_policy import client_settings_problem
@@ -22,7 +22,7 @@ QUERY = "lead singer of The Runaways"
 def retriever(small_corpus, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("CLAIMHOP_HOME", str(tmp_path_factory.mktemp("home")))
-    yield get_retriever(small_corpus)
+    yield index_search(small_corpus)
     mp.undo()
 
 
