@@ -23,7 +23,7 @@ def mitigate(state: State, runtime: Runtime[Context]) -> dict:
     """Write the answer: verdict, explanation with only valid [n] citations, fact lines and references."""
     ctx = settings_of(runtime)
     if ctx.verifier == "facts" and state.get("facts") is not None:
-        return mitigate_facts(state)
+        return mitigate_facts(state, ctx.model)
     verdict = state.get("verdict", "INSUFFICIENT_INFO")
     evidence = state.get("evidence", [])
     program = program_for(ctx)
@@ -39,10 +39,11 @@ def mitigate(state: State, runtime: Runtime[Context]) -> dict:
     check_citations(explanation, evidence, state.get("selected", []))
     all_degraded = [*state.get("degraded", []), *([degraded] if degraded else [])]
     answer = compose_answer(state["claim"], verdict, explanation, evidence, all_degraded,
-                            state.get("ignored_instructions"))
-    emit("mitigate", event="answer", answer=answer, verdict=verdict)
+                            state.get("ignored_instructions"), ctx.model)
+    emit("mitigate", event="answer", answer=answer, verdict=verdict, model=ctx.model)
     return {
         "answer": answer,
+        "model": ctx.model,
         "lm_calls": 1,
         "degraded": [degraded] if degraded else [],
         "messages": [AIMessage(content=answer, name="mitigate")],

@@ -7,11 +7,15 @@ or from an assistant stored earlier), so the rule holds however a run was starte
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from claimhop.retrieval.corpus import BUNDLED_CORPUS, CorpusError, checked_corpus_path
+
+# settings naming where a model is reached, or with what key: never a client's to choose
+MODEL_ADDRESS = re.compile(r"api_?base|base_?url|api_?key|endpoint|host|url", re.IGNORECASE)
 
 
 def enforced() -> bool:
@@ -55,6 +59,10 @@ def client_settings_problem(settings: Any) -> str | None:
     """Why a server client may not use these raw settings (a mapping as the client sent it), or None."""
     if not isinstance(settings, dict):
         return None
+    named = [str(name) for name in settings if MODEL_ADDRESS.search(str(name))]
+    if named:  # the operator's API key must never go to an address a client chose
+        return (f"{', '.join(named)}: a model server's address and key are not run settings: they come from "
+                "the server's environment (OPENAI_API_BASE, OPENAI_API_KEY, ...)")
     if settings.get("retriever"):
         return "the retriever engine is chosen by the server's operator (CLAIMHOP_RETRIEVER), not per run"
     if str(settings.get("reranker") or "") not in {"", "lm"}:

@@ -30,8 +30,10 @@ class Context:
 
     model: str = _setting(
         "local",
-        "Language model: 'local' (Qwen2.5-Coder-1.5B in-process, offline) or any dspy.LM name, "
-        "e.g. 'openai/gpt-4o-mini' (its API key from the environment).",
+        "Language model: 'local' (the default: Qwen2.5-Coder-1.5B-Instruct run in-process, offline) or any "
+        "LiteLLM model name: 'openai/NAME' for an OpenAI-compatible server (Ollama, vLLM, llama.cpp, `claimhop "
+        "serve-model`) at OPENAI_API_BASE, 'ollama_chat/NAME', or a hosted model such as 'openai/gpt-4o-mini'. "
+        "Address and key come from the environment, never from settings. The answer names the model.",
     )
     corpus_path: str = _setting("", "JSONL corpus of {title, text}; empty means the bundled HoVer Wikipedia corpus.")
     index_dir: str = _setting(

@@ -109,6 +109,7 @@ class OutputState(TypedDict, total=False):
     verdict_reason: str
     facts: list[FactCheck]
     answer: str
+    model: str  # the model that answered ('local' or the name given, e.g. openai/...)
     degraded: Annotated[list[str], operator.add]
     lm_calls: Annotated[int, operator.add]
     evidence: list[Evidence]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -453,6 +454,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve_model(args: argparse.Namespace) -> int:
+    from claimhop.lm.model_server import serve_model
+
+    serve_model(args.port, api_key=args.api_key)
+    return 0
+
+
 def cmd_optimize(args: argparse.Namespace) -> int:
     from claimhop.evaluation.optimize import optimize, training_examples
     from claimhop.lm.provider import get_lm
@@ -485,7 +493,10 @@ def parser() -> argparse.ArgumentParser:
                        "to (default: CLAIMS with .results.jsonl; claimhop-results.jsonl for standard input)")
     check.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
     check.add_argument("--quiet", action="store_true", help="do not print the steps")
-    check.add_argument("--model", help="'local' (default) or a dspy.LM model name; env CLAIMHOP_MODEL")
+    check.add_argument("--model", help="'local' (default: Qwen2.5-Coder-1.5B-Instruct in-process, offline) or any "
+                       "LiteLLM model name, e.g. openai/NAME for an OpenAI-compatible server at OPENAI_API_BASE "
+                       "(Ollama, vLLM, `claimhop serve-model`) or a hosted model; its address and key come from the "
+                       "environment; env CLAIMHOP_MODEL. The answer's last line names the model")
     check.add_argument("--corpus", help="JSONL corpus of {title, text}; default: the bundled HoVer corpus")
     check.add_argument("--rebuild", action="store_true", help="rebuild the corpus's indexes first")
     check.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting, e.g. max_iterations=1")
@@ -557,6 +568,12 @@ def parser() -> argparse.ArgumentParser:
     opt.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     opt.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings used by the hops")
     opt.set_defaults(func=cmd_optimize)
+    serve = sub.add_parser("serve-model", help="serve the bundled model as an OpenAI-compatible HTTP server on "
+                           "loopback (llama.cpp's own), for --model openai/claimhop-local or other programs")
+    serve.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (default 8080)")
+    serve.add_argument("--api-key", default=os.environ.get("CLAIMHOP_MODEL_API_KEY", ""),
+                       help="require this key of every request (default: CLAIMHOP_MODEL_API_KEY, else none)")
+    serve.set_defaults(func=cmd_serve_model)
     return top
 
 

@@ -1,6 +1,8 @@
 """Classification by the local model with the answer constrained to a fixed set of labels and each label's
 probability read from the model's own token distribution, so there is no free text to parse and the
-confidence is the model's, not a number it was asked to write.
+confidence is the model's, not a number it was asked to write. A model behind an OpenAI-compatible server
+(Ollama, vLLM, llama.cpp's server, a hosted API) is asked the same way through the server's `logprobs`, without
+the grammar, which such servers do not share (`classify_served`).
 
 llama.cpp reports the top tokens at each generated position before its grammar masks them; the first position
 decides the label, so each top token that starts a label adds its probability to that label, and the sums are
@@ -67,3 +69,27 @@ def classify_local(engine, system: str, user: str, labels: tuple[str, ...]) -> t
     if not positions:
         return label, {name: float(name == label) for name in labels}
     return label, label_distribution(positions[0].get("top_logprobs") or [], labels, chosen=label)
+
+
+class NoLogprobs(RuntimeError):
+    """The model's server returned no token probabilities (it does not offer `logprobs`)."""
+
+
+def classify_served(lm, system: str, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
+    """One call on a served model (a dspy.LM over LiteLLM): one token, its top tokens' log-probabilities read
+    as in `classify_local`. Without a grammar the model may start with something else; only tokens that start
+    a label count, renormalised. NoLogprobs when the server gives none; LabelError when no top token starts a
+    label."""
+    LEDGER.asked()
+    response = lm.forward(messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+                          max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=TOP_TOKENS)
+    choice = (response.model_dump() if hasattr(response, "model_dump") else dict(response))["choices"][0]
+    positions = (choice.get("logprobs") or {}).get("content") or []
+    if not positions:
+        raise NoLogprobs(f"{lm.model} returned no logprobs")
+    top = positions[0].get("top_logprobs") or []
+    if not any(label.lower().startswith((item.get("token") or "").strip().lower())
+               for item in top if (item.get("token") or "").strip() for label in labels):
+        raise LabelError(f"{lm.model} started its reply with none of {', '.join(labels)}")
+    probs = label_distribution(top, labels)
+    return max(probs, key=probs.get), probs

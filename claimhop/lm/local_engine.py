@@ -77,6 +77,35 @@ def _text_of(parts: Any) -> str:
     return "".join(getattr(part, "text", "") or "" for part in parts)
 
 
+def server_params(model_path: Path, options: EngineOptions):
+    """llama.cpp's server parameters for the local model under these options (the in-process engine and
+    `claimhop serve-model` run the same model the same way)."""
+    import xllamacpp
+
+    threads = options.thread_count()
+    params = xllamacpp.CommonParams()
+    params.model.path = str(model_path)
+    params.n_ctx = options.n_ctx
+    params.n_batch = options.n_batch
+    params.n_ubatch = options.n_ubatch
+    params.flash_attn_type = xllamacpp.llama_flash_attn_type(options.flash_attn)
+    params.n_parallel = 1
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.verbosity = -1
+    if options.spec_draft > 0:
+        spec = params.speculative
+        spec.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
+        spec.ngram_simple.size_n = options.spec_ngram
+        spec.ngram_simple.size_m = options.spec_draft
+        spec.draft.n_max = options.spec_draft
+    # llama.cpp keeps recent prompt states in RAM and restores the longest matching prefix, so a
+    # signature's long system message is processed once, not on every call (~2x faster prompts here).
+    params.cache_prompt = True
+    params.cache_ram_mib = PROMPT_CACHE_MIB
+    return params
+
+
 class LlamaCppEngine:
     """Implements DSPy's engine contract (complete(Request) -> Response) over xllamacpp.Server."""
 
@@ -87,27 +116,7 @@ class LlamaCppEngine:
         import xllamacpp
 
         options = options or EngineOptions.from_env()
-        threads = options.thread_count()
-        params = xllamacpp.CommonParams()
-        params.model.path = str(model_path)
-        params.n_ctx = options.n_ctx
-        params.n_batch = options.n_batch
-        params.n_ubatch = options.n_ubatch
-        params.flash_attn_type = xllamacpp.llama_flash_attn_type(options.flash_attn)
-        params.n_parallel = 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.verbosity = -1
-        if options.spec_draft > 0:
-            spec = params.speculative
-            spec.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
-            spec.ngram_simple.size_n = options.spec_ngram
-            spec.ngram_simple.size_m = options.spec_draft
-            spec.draft.n_max = options.spec_draft
-        # llama.cpp keeps recent prompt states in RAM and restores the longest matching prefix, so a
-        # signature's long system message is processed once, not on every call (~2x faster prompts here).
-        params.cache_prompt = True
-        params.cache_ram_mib = PROMPT_CACHE_MIB
+        params = server_params(model_path, options)
         self.model_path = Path(model_path)
         self.options = options
         self.n_ctx = options.n_ctx

@@ -59,6 +59,14 @@ def get_lm(model: str = LOCAL) -> dspy.LM:
         return _LMS[name]
 
 
+def describe_model(model: str = LOCAL) -> str:
+    """The model as an answer names it: the bundled one spelled out, any other by the name it was given."""
+    name = (model or LOCAL).strip()
+    if name == LOCAL:
+        return "local: Qwen2.5-Coder-1.5B-Instruct (q4_k_m GGUF), run in-process by llama.cpp"
+    return name
+
+
 def local_engine():
     """The in-process llama.cpp engine behind the local LM (loaded by get_lm)."""
     get_lm(LOCAL)

@@ -23,7 +23,7 @@ from langchain_core.documents import BaseDocumentCompressor, Document
 
 from claimhop.lm.adapter import adapter_for
 from claimhop.lm.call_watch import with_timeout
-from claimhop.lm.label_probs import classify_local
+from claimhop.lm.label_probs import NoLogprobs, classify_local, classify_served
 from claimhop.lm.provider import LOCAL, get_lm, local_engine
 from claimhop.program import RELEVANT_SYSTEM, Relevant
 from claimhop.retrieval.engines import load_factory
@@ -56,6 +56,12 @@ class LMReranker:
         if self.model == LOCAL:
             _, probs = classify_local(local_engine(), RELEVANT_SYSTEM, f"Query: {query}\nParagraph: {passage(hit)}", YES_NO)
             return probs["yes"]
+        try:  # a served model: P(yes) from the server's logprobs
+            _, probs = classify_served(get_lm(self.model), RELEVANT_SYSTEM, f"Query: {query}\nParagraph: {passage(hit)}",
+                                       YES_NO)
+            return probs["yes"]
+        except NoLogprobs:  # the server offers no logprobs: a yes/no asked through DSPy
+            pass
         with dspy.context(lm=get_lm(self.model), adapter=adapter_for(self.model)):
             return float(bool(self.predictor(query=query, paragraph=passage(hit)).relevant))
 

@@ -37,7 +37,8 @@ def absolute_config() -> dict:
     """The project's langgraph.json with every path made absolute, so the server can run in another folder."""
     config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
     config["dependencies"] = [absolute(d) for d in config["dependencies"]]
-    config["graphs"] = {name: absolute(spec) for name, spec in config["graphs"].items()}
+    config["graphs"] = {name: {**spec, "path": absolute(spec["path"])} if isinstance(spec, dict) else absolute(spec)
+                        for name, spec in config["graphs"].items()}
     config["http"] = {**config["http"], "app": absolute(config["http"]["app"])}
     return config
 

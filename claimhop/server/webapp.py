@@ -1,5 +1,5 @@
 """What `langgraph dev` serves besides the graph (langgraph.json `http.app`): the chat page at /ui, a health
-report at /claimhop/health, and a middleware that refuses a run whose claim or settings are bad with 422 naming
+report at /claimhop/health, claimhop as one readable MCP tool at /mcp (claimhop.server.mcp_tool), and a middleware that refuses a run whose claim or settings are bad with 422 naming
 the problem, before a run is created."""
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ def settings_problem(body: dict[str, Any]) -> str | None:
     for settings in (body.get("context"), configurable):
         if settings is None:
             continue
-        if settings is body.get("context"):
-            Context.from_any(settings)
         problem = client_settings_problem(settings)  # the client's own settings, not the operator's environment
         if problem:
             return problem
+        if settings is body.get("context"):
+            Context.from_any(settings)
     return None
 
 
@@ -106,9 +106,22 @@ async def to_ui(request):
     return RedirectResponse("/ui/")
 
 
+def mcp_routes() -> tuple[list, Any]:
+    """The MCP tool's routes and the lifespan its session manager needs; none without the `mcp` package (the
+    server's own /mcp answers then)."""
+    try:
+        from claimhop.server.mcp_tool import mcp_app
+    except ImportError:
+        return [], None
+    served = mcp_app()
+    return list(served.routes), served.router.lifespan_context
+
+
+MCP_ROUTES, MCP_LIFESPAN = mcp_routes()
 app = Starlette(routes=[
     Route("/claimhop/health", health),
     Route("/ui", to_ui),
     Mount("/ui/", StaticFiles(directory=FRONTEND, html=True), name="ui"),
-])
+    *MCP_ROUTES,
+], lifespan=MCP_LIFESPAN)
 app.add_middleware(ValidateRuns)

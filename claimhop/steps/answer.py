@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 
+from claimhop.lm.provider import LOCAL, describe_model
 from claimhop.steps.common import emit
 from claimhop.verification.citations import check_citations, drop_invalid_citations
 from state.schema import Evidence, State
@@ -37,7 +38,7 @@ def references_block(evidence: list[Evidence]) -> str:
 
 
 def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Evidence], degraded: list[str],
-                   ignored: list[str] | None = None) -> str:
+                   ignored: list[str] | None = None, model: str = LOCAL) -> str:
     parts = [f"Verdict: {verdict}", f"Claim: {claim}", "", explanation.strip()]
     if ignored:
         parts += ["", "Ignored (instructions to the checker, not part of the claim): " + " ".join(ignored)]
@@ -45,6 +46,7 @@ def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Ev
         parts += ["", "References:", references_block(evidence)]
     if degraded:
         parts += ["", "Steps that fell back to a simpler method: " + "; ".join(d.split(":")[0] for d in degraded)]
+    parts += ["", f"Model: {describe_model(model)}"]
     return "\n".join(parts)
 
 
@@ -74,7 +76,7 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
     return lines
 
 
-def mitigate_facts(state: State) -> dict:
+def mitigate_facts(state: State, model: str = LOCAL) -> dict:
     """The answer of the facts verifier, written from the checked facts and their quotes, with no model call."""
     verdict, evidence = state.get("verdict", "INSUFFICIENT_INFO"), state.get("evidence", [])
     lines = fact_lines(state.get("facts", []), evidence)
@@ -82,6 +84,6 @@ def mitigate_facts(state: State) -> dict:
                    f"{state.get('verdict_reason', '')}.\n" + "\n".join(lines))
     check_citations(explanation, evidence, state.get("selected", []))
     answer = compose_answer(state["claim"], verdict, explanation, evidence, state.get("degraded", []),
-                            state.get("ignored_instructions"))
-    emit("mitigate", event="answer", answer=answer, verdict=verdict)
-    return {"answer": answer, "messages": [AIMessage(content=answer, name="mitigate")]}
+                            state.get("ignored_instructions"), model)
+    emit("mitigate", event="answer", answer=answer, verdict=verdict, model=model)
+    return {"answer": answer, "model": model, "messages": [AIMessage(content=answer, name="mitigate")]}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dspy
 
-from claimhop.lm.label_probs import classify_local
+from claimhop.lm.label_probs import NoLogprobs, classify_local, classify_served
 from claimhop.lm.provider import LOCAL, get_lm, local_engine
 from claimhop.program import JUDGE_PAIR_SYSTEM, JudgePair
 
@@ -26,6 +26,11 @@ def judge_pair(model: str, evidence_title: str, evidence: str, fact: str,
     if (model or LOCAL) == LOCAL:
         _, probs = classify_local(local_engine(), JUDGE_PAIR_SYSTEM, prompt(evidence_title, evidence, fact), LABELS)
         return probs
+    try:  # a served model: the same prompt, its label probabilities from the server's logprobs
+        _, probs = classify_served(get_lm(model), JUDGE_PAIR_SYSTEM, prompt(evidence_title, evidence, fact), LABELS)
+        return probs
+    except NoLogprobs:  # the server offers no logprobs: the label asked through DSPy, counted as certain
+        pass
     with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):
         label = (predictor or dspy.Predict(JudgePair))(evidence=f"{evidence_title}: {evidence}", fact=fact).label
     return {name: float(name == label) for name in LABELS}

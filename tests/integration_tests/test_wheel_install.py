@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import site
 import subprocess
 import sys
@@ -42,9 +43,13 @@ def readme_claim() -> str:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """Built from a copy of the source, so no build folder is left in the checkout and none is reused."""
+    source = tmp_path_factory.mktemp("source") / "claimhop"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", "docs", "tests", "benchmarks", ".langgraph_api"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
-                    str(ROOT)], check=True, timeout=600)
+                    str(source)], check=True, timeout=600)
     return next(out.glob("claimhop-*.whl"))
 
 

@@ -107,6 +107,14 @@ def test_client_settings_are_checked_however_they_are_sent(monkeypatch, small_co
     assert "outside the folders" in problem_with({"config": {"configurable": {"corpus_path": str(small_corpus)}}})
 
 
+@pytest.mark.parametrize("name", ["api_base", "base_url", "OPENAI_API_BASE", "model_endpoint"])
+def test_a_client_can_never_choose_where_the_model_is_reached(name):
+    """The operator's key must not go to an address a client names: the address comes from the environment."""
+    for body in ({"input": {"claim": CLAIM}, "context": {name: "http://203.0.113.9/v1"}},
+                 {"input": {"claim": CLAIM}, "config": {"configurable": {name: "http://203.0.113.9/v1"}}}):
+        assert "server's environment" in problem_with(body)
+
+
 def test_nodes_refuse_forbidden_client_settings_in_a_server_process(monkeypatch):
     from types import SimpleNamespace
 

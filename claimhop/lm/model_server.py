@@ -1,0 +1,41 @@
+"""`claimhop serve-model`: the bundled model behind llama.cpp's own OpenAI-compatible HTTP server, on loopback.
+
+For running claimhop against a model server as users of Ollama, vLLM or a hosted API do (`--model
+openai/claimhop-local` with OPENAI_API_BASE), and for sharing one loaded model between processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+from claimhop.lm.local_engine import EngineOptions, server_params
+from claimhop.lm.weights import QWEN_CODER_1_5B, gguf_path
+
+MODEL_ALIAS = "claimhop-local"
+
+
+def serve_model(port: int, host: str = "127.0.0.1", api_key: str = "") -> None:
+    """Serve until Ctrl-C or SIGTERM. The key, when given, is required of every request (Bearer)."""
+    import xllamacpp
+
+    if not 0 < port < 65536:
+        raise ValueError(f"--port must be between 1 and 65535, got {port}")
+    params = server_params(gguf_path(QWEN_CODER_1_5B), EngineOptions.from_env())
+    params.port = port
+    params.hostnames = [host]
+    params.model_alias = {MODEL_ALIAS}
+    if api_key:
+        params.api_keys = [api_key]
+    server = xllamacpp.Server(params)  # noqa: F841 - its HTTP listener lives as long as this object
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print(f"serving {QWEN_CODER_1_5B.name} as '{MODEL_ALIAS}' at http://{host}:{port}/v1 "
+          f"(OpenAI-compatible; Ctrl-C stops)", flush=True)
+    print(f"  use it: OPENAI_API_BASE=http://{host}:{port}/v1 OPENAI_API_KEY={api_key or 'none'} "
+          f"claimhop check --model openai/{MODEL_ALIAS} \"CLAIM\"", flush=True)
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    os._exit(0)  # llama.cpp's listener thread does not stop on its own

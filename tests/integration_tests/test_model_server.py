@@ -1,0 +1,74 @@
+"""claimhop on a model behind an OpenAI-compatible server, as users of Ollama, vLLM or a hosted API run it:
+llama.cpp's own HTTP server over the bundled model (`claimhop serve-model`), on loopback with a key, and the
+whole graph through `--model openai/claimhop-local` with the address and key only in the environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from claimhop.server.launch import free_port
+
+CLAIM = "Steve Augeri and the lead singer of The Runaways were both American musicians."
+
+
+def status(url: str, key: str | None) -> int:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"} if key else {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as err:
+        return err.code
+    except urllib.error.URLError:
+        return 0  # not listening yet
+
+
+@pytest.fixture(scope="module")
+def model_server(tmp_path_factory):
+    port, key = free_port(), secrets.token_hex(12)
+    log = tmp_path_factory.mktemp("model-server") / "serve-model.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "claimhop.cli.main", "serve-model", "--port", str(port)],
+                                env={**os.environ, "CLAIMHOP_MODEL_API_KEY": key}, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.time() + 240
+        while status(f"{base}/models", key) != 200:
+            assert proc.poll() is None, log.read_text()[-2000:]
+            assert time.time() < deadline, "the model server did not start in 240 s"
+            time.sleep(1)
+        yield base, key
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_the_model_server_refuses_a_request_without_its_key(model_server):
+    base, _ = model_server
+    assert status(f"{base}/models", None) == 401
+
+
+def test_the_whole_graph_runs_on_the_served_model_and_the_answer_names_it(model_server, tmp_path):
+    base, key = model_server
+    env = {**os.environ, "OPENAI_API_BASE": base, "OPENAI_API_KEY": key, "DSPY_CACHEDIR": str(tmp_path / "dspy"),
+           "CLAIMHOP_HOME": os.environ.get("CLAIMHOP_HOME", os.path.expanduser("~/.cache/claimhop"))}
+    result = subprocess.run([sys.executable, "-m", "claimhop.cli.main", "check", "--json", "--quiet",
+                             "--model", "openai/claimhop-local", CLAIM], env=env, capture_output=True, text=True,
+                            timeout=900, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = json.loads(result.stdout)
+    assert out["model"] == "openai/claimhop-local"
+    assert out["answer"].splitlines()[-1] == "Model: openai/claimhop-local"
+    assert out["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    assert out["local_model"]["calls"] == 0  # nothing ran in-process: every model call went to the server
+    # the facts verifier's label probabilities come from the server's logprobs, not a label counted as certain
+    probs = [p for fact in out["facts"] for e in fact["evidence"] for p in e["probs"].values()]
+    assert probs and any(0.0 < p < 1.0 for p in probs)
