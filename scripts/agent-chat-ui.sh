@@ -24,6 +24,15 @@ build() {
   cp -r "$work/package/templates/nextjs/." "$APP.tmp/"
   # the template's own package.json, without `turbo: latest` (not needed to build), and its pinned lockfile
   cp "$HERE/clients/agent-chat-ui/package.json" "$HERE/clients/agent-chat-ui/package-lock.json" "$APP.tmp/"
+  # offline: the template loads the Inter font from Google Fonts at build time; use the system's sans-serif
+  python3 - "$APP.tmp/src/app/layout.tsx" <<'PY'
+import re, sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+text = text.replace('import { Inter } from "next/font/google";\n', "")
+text = re.sub(r"const inter = Inter\(\{.*?\}\);\n", "const inter = { className: \"font-sans\" };\n", text, flags=re.S)
+open(path, "w", encoding="utf-8").write(text)
+PY
   (cd "$APP.tmp" && npm ci --no-audit --no-fund --loglevel=error && npx --no-install next build)
   rm -rf "$APP" && mv "$APP.tmp" "$APP"
   echo "agent-chat-ui $VERSION built in $APP"

@@ -34,16 +34,18 @@ def cited_statements(statements, evidence: list[Evidence]) -> list[str]:
 
 
 def references_block(evidence: list[Evidence]) -> str:
-    return "\n".join(f"[{e['ref']}] {e['title']}: \"{e['sentence']}\"" for e in evidence)
+    """One paragraph per reference, so Markdown chat clients (agent-chat-ui) show one per line too."""
+    return "\n\n".join(f"[{e['ref']}] {e['title']}: \"{e['sentence']}\"" for e in evidence)
 
 
 def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Evidence], degraded: list[str],
                    ignored: list[str] | None = None, model: str = LOCAL) -> str:
-    parts = [f"Verdict: {verdict}", f"Claim: {claim}", "", explanation.strip()]
+    # paragraphs separated by blank lines: Markdown clients join lines that only a line break separates
+    parts = [f"Verdict: {verdict}", "", f"Claim: {claim}", "", explanation.strip()]
     if ignored:
         parts += ["", "Ignored (instructions to the checker, not part of the claim): " + " ".join(ignored)]
     if evidence:
-        parts += ["", "References:", references_block(evidence)]
+        parts += ["", "References:", "", references_block(evidence)]
     if degraded:
         parts += ["", "Steps that fell back to a simpler method: " + "; ".join(d.split(":")[0] for d in degraded)]
     parts += ["", f"Model: {describe_model(model)}"]

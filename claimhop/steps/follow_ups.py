@@ -29,10 +29,10 @@ def grounded_answer(text: str, evidence: list[Evidence]) -> str:
     text = " ".join(drop_invalid_citations(text, len(evidence)).split())
     cited = sorted(set(cited_numbers(text)))
     refs = [e for e in evidence if e["ref"] in cited]
-    return text + ("\n\nReferences:\n" + references_block(refs) if refs else "")
+    return text + ("\n\nReferences:\n\n" + references_block(refs) if refs else "")
 
 
 def fallback_answer(state: State) -> str:
     evidence = state.get("evidence", [])
     return (f"I can only restate the earlier result: the verdict was {state.get('verdict', 'INSUFFICIENT_INFO')}"
-            + (", resting on:\n" + references_block(evidence) if evidence else ", with no evidence sentences."))
+            + (", resting on:\n\n" + references_block(evidence) if evidence else ", with no evidence sentences."))

@@ -61,6 +61,8 @@ def test_a_claim_is_checked_in_the_page_with_every_hop_and_cited_passages(server
     assert page.locator("#hops .hop").count() >= 5
     assert page.locator("#selection li").count() == 21
     verdict = page.inner_text("#verdict .badge")
+    assert page.inner_text("#model-note").startswith("Model: local")  # the server's model, before and after
+    assert "Model: local: Qwen2.5-Coder-1.5B-Instruct" in page.inner_text("#verdict")  # the one that answered
     assert verdict in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT INFO"}
     assert page.locator(".bubble.ai").last.inner_text().startswith("Verdict: ")
     page.screenshot(path=tmp_path / "verdict.png", full_page=True)

@@ -135,4 +135,5 @@ def test_health_reports_one_model_load_and_the_server_memory(server, checked):
     with urllib.request.urlopen(f"{server}/claimhop/health", timeout=10) as resp:
         report = json.loads(resp.read())
     assert report["status"] == "ok" and report["model_loads"] == {"local": 1}
+    assert report["default_model"].startswith("local: Qwen2.5-Coder-1.5B-Instruct")  # shown by the chat page
     assert report["local_model"]["calls"] >= 1 and 500 < report["rss_mib"] <= report["peak_rss_mib"]

@@ -206,14 +206,16 @@ function renderSelection(docs) {
 
 function renderVerdict(verdict, answer, evidence) {
   show("verdict-panel");
-  const body = String(answer || "").split("\n\nReferences:\n")[0].split("\n").slice(2).join("\n").trim();
+  const body = String(answer || "").split("\n\nReferences:\n")[0].split("\n").filter((line) => !/^(Verdict|Claim): /.test(line)).join("\n").trim();
   const text = el("p", { class: "explanation" });
   renderCited(text, body);
   const refs = el("ol", { class: "references" }, (evidence || []).map((e) => el("li", { value: e.ref },
     citeButton(e.ref), " ", el("strong", {}, e.title), ": ", el("q", {}, e.sentence))));
   $("verdict").textContent = "";
+  const model = (String(answer || "").match(/\nModel: (.+)$/) || [])[1];
   const parts = [el("div", { class: `badge ${verdict}` }, verdict.replace("_", " ")), text,
-    evidence && evidence.length ? el("h3", {}, "References") : null, refs];
+    evidence && evidence.length ? el("h3", {}, "References") : null, refs,
+    model ? el("p", { class: "model-note" }, `Model: ${model}`) : null];
   $("verdict").append(...parts.filter(Boolean));  // append(null) would print "null"
 }
 
@@ -419,3 +421,8 @@ $("new-check").addEventListener("click", newCheck);
 $("toggle-threads").addEventListener("click", () => document.body.classList.toggle("threads-open"));
 const initial = new URLSearchParams(location.search).get("thread");
 if (initial) openThread(initial); else loadThreads();
+// which model the server answers with, from its health report (the operator's choice; each answer names its own)
+fetch("/claimhop/health").then((r) => r.json()).then((h) => {
+  if (h.default_model) $("model-note").textContent = `Model: ${h.default_model.split(":")[0]}`;
+  $("model-note").title = `${h.default_model || ""}. ${$("model-note").title}`;
+}).catch(() => {});
