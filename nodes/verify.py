@@ -12,7 +12,13 @@ from claimhop.steps.common import (
     say,
     settings_of,
 )
-from claimhop.steps.facts import FALLBACK_VERDICT, numbered, verify_by_facts
+from claimhop.steps.facts import (
+    FALLBACK_VERDICT,
+    nothing_to_go_on,
+    numbered,
+    verify_by_facts,
+)
+from claimhop.verification.coverage import claim_names, unmentioned_names
 from claimhop.verification.evidence import rank_evidence
 from state.context import Context
 from state.schema import Evidence, State
@@ -21,6 +27,10 @@ from state.schema import Evidence, State
 def verify(state: State, runtime: Runtime[Context]) -> dict:
     """Judge the claim against evidence sentences of the selected documents (one call, or fact by fact)."""
     ctx = settings_of(runtime)
+    names = claim_names(state["claim"], state.get("claim_entities", []))
+    uncovered = unmentioned_names(names, state.get("selected", []))
+    if uncovered:
+        return nothing_to_go_on(uncovered)
     if ctx.verifier == "facts":
         return verify_by_facts(state, ctx)
     entities = [*state.get("claim_entities", []), *state.get("gap_entities", [])]

@@ -77,3 +77,11 @@ def unique(items: list[str]) -> list[str]:
             seen.add(key)
             out.append(item)
     return out
+
+
+def attribute_words(text: str) -> set[str]:
+    """Nationalities and languages in `text` ("American", "Latin"), casefolded: things a claim says about a
+    name, not names a document must be about."""
+    with _LOCK:
+        doc = _nlp()(text)
+    return {ent.text.strip().casefold() for ent in doc.ents if ent.label_ in {"NORP", "LANGUAGE"}}

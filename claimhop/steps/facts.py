@@ -14,6 +14,7 @@ from claimhop.steps.common import (
     say,
     with_timeout,
 )
+from claimhop.verification.coverage import nothing_about
 from claimhop.verification.ensemble import EnsembleRule
 from claimhop.verification.nli import judge_pair
 from claimhop.verification.pipeline import (
@@ -25,6 +26,8 @@ from state.context import Context
 from state.schema import Evidence, State
 
 FALLBACK_VERDICT = "INSUFFICIENT_INFO"
+# a claim whose names no selected document mentions: not settled, and sure of it (fires on no dev claim)
+NOTHING_CONFIDENCE = 0.95
 
 
 def numbered(evidence: list[Evidence]) -> list[str]:
@@ -119,4 +122,17 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
         "degraded": [degraded] if degraded else [],
         "messages": [say("verify", f"Verdict: {result['verdict']} (confidence {result['confidence']:.2f}; "
                                    f"{len(result['facts'])} facts checked).")],
+    }
+
+
+def nothing_to_go_on(names: list[str]) -> dict:
+    """The verdict for a claim no selected document mentions any name of: INSUFFICIENT_INFO, said plainly, with
+    no model call and no quote (there is nothing to quote)."""
+    reason = nothing_about(names)
+    emit("verify", event="verdict", verdict="INSUFFICIENT_INFO", confidence=NOTHING_CONFIDENCE, reason=reason,
+         evidence=[], degraded=None)
+    return {
+        "verdict": "INSUFFICIENT_INFO", "confidence": NOTHING_CONFIDENCE, "verdict_reason": reason, "facts": [],
+        "evidence": [], "lm_calls": 0, "degraded": [],
+        "messages": [say("verify", f"Verdict: INSUFFICIENT_INFO ({reason}).")],
     }

@@ -60,3 +60,14 @@ def test_hops_say_why_each_document_was_found(run):
     judged = sum(len(fact["evidence"]) for fact in final.get("facts") or [])  # label-only judgements, 1 token each
     assert final["lm_calls"] - judged <= 12  # calls that write text: the per-claim budget of ../shared/models.md
     assert judged <= 5 * 2  # at most fact_evidence (2) sentences for each of at most 5 facts
+
+
+def test_a_claim_about_something_the_collection_does_not_cover_is_said_to_be_so():
+    """No document mentions its names: INSUFFICIENT_INFO saying what the collection lacks, not a guess from the
+    nearest documents, and no judgement asked of the model."""
+    from graph import check_claim
+
+    result = check_claim("Zorblax Quintero, an American chess player, won the 2031 Galactic Chess Open.")
+    assert result["verdict"] == "INSUFFICIENT_INFO"
+    assert "the collection has nothing about Zorblax Quintero" in result["answer"]
+    assert result["evidence"] == [] and result["facts"] == []

@@ -1,0 +1,50 @@
+"""Nothing to go on: a claim none of whose names appears in any selected document is about something the
+collection does not cover. Its verdict is INSUFFICIENT_INFO, said plainly, instead of a judgement of the
+nearest documents (which a small model may still call SUPPORTED).
+
+The names are the claim's entities (NER and capitalised spans) without nationalities and languages
+("American"), which claims state about a name. A name counts as mentioned when a fuzzy partial match
+(rapidfuzz, at least MENTIONED, accents folded) finds it in a document's title and text, so misspelt names
+("Lousiville", "Fantiastic Voyage", "Batthyany") still count as covered. Measured offline on the 21 documents
+selected for each of the 169 dev claims at 3750aa0 (docs/results/dev-169-selection): the rule fires on none of
+them; requiring every name to be mentioned exactly would flag 30."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from rapidfuzz import fuzz
+
+from claimhop.entities.ner import attribute_words
+from claimhop.retrieval.titles import normalize_title
+
+MENTIONED = 90
+
+
+def folded(text: str) -> str:
+    """Normalised, accents dropped: "Batthyány" and "Batthyany" match."""
+    return "".join(c for c in unicodedata.normalize("NFKD", normalize_title(text)) if not unicodedata.combining(c))
+
+
+def claim_names(claim: str, claim_entities: list[str]) -> list[str]:
+    """The names a document about the claim would mention: its entities without nationalities and languages."""
+    attributes = attribute_words(claim)
+    return [name for name in claim_entities if name.strip().casefold() not in attributes]
+
+
+def unmentioned_names(names: list[str], documents: list[dict]) -> list[str] | None:
+    """The claim's names when no selected document mentions any of them, else None (the claim has something
+    to go on). None too for a claim without names: nothing to test."""
+    names = [n for n in names if folded(n)]
+    if not names:
+        return None
+    texts = [folded(f"{d.get('title', '')} {d.get('text', '')}") for d in documents]
+    for name in names:
+        key = folded(name)
+        if any(fuzz.partial_ratio(key, text) >= MENTIONED for text in texts):
+            return None
+    return names
+
+
+def nothing_about(names: list[str]) -> str:
+    return "the collection has nothing about " + ", ".join(names)

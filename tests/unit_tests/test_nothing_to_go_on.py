@@ -1,0 +1,28 @@
+"""The rule that says a claim has nothing to go on: only when no selected document mentions any of its names."""
+
+from claimhop.verification.coverage import claim_names, unmentioned_names
+
+DOCS = [{"title": "Louisville, Kentucky", "text": "Louisville is the largest city in Kentucky."},
+        {"title": "Batthyány family", "text": "The Batthyány family is a Hungarian noble family."}]
+
+
+def test_a_name_no_document_mentions_is_reported():
+    assert unmentioned_names(["Zorblax Quintero"], DOCS) == ["Zorblax Quintero"]
+
+
+def test_one_mentioned_name_is_enough_to_go_on():
+    assert unmentioned_names(["Zorblax Quintero", "Louisville"], DOCS) is None
+
+
+def test_misspelt_and_unaccented_names_still_count_as_mentioned():
+    assert unmentioned_names(["Lousiville"], DOCS) is None
+    assert unmentioned_names(["Batthyany"], DOCS) is None
+
+
+def test_a_claim_without_names_is_not_judged_by_this_rule():
+    assert unmentioned_names([], DOCS) is None
+
+
+def test_nationalities_are_what_a_claim_says_not_names_to_look_for():
+    claim = "Zorblax Quintero was an American chess player."
+    assert claim_names(claim, ["Zorblax Quintero", "American"]) == ["Zorblax Quintero"]
