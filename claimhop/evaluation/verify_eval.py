@@ -103,7 +103,8 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
 
     with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
         split = splitter(ctx)(claim=claim).facts
-    facts = facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]))  # as early_gap
+    facts = facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]),  # as early_gap
+                             ctx.fact_repair)
     rule = EnsembleRule.from_settings(ctx)
     result = check_facts(facts, documents, lambda t, s, f: judge_pair(ctx.model, t, s, f), rule, ctx.fact_evidence)
     return result["verdict"], result["confidence"], result["facts"]

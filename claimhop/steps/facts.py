@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rapidfuzz import fuzz
+
 from claimhop.entities.matching import mentions
 from claimhop.entities.ner import extract_entities, unique
 from claimhop.lm.usage import model_step
@@ -14,7 +16,7 @@ from claimhop.steps.common import (
     say,
     with_timeout,
 )
-from claimhop.verification.coverage import nothing_about
+from claimhop.verification.coverage import MENTIONED, claim_names, folded, nothing_about
 from claimhop.verification.ensemble import EnsembleRule
 from claimhop.verification.nli import judge_pair
 from claimhop.verification.pipeline import (
@@ -39,7 +41,7 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
     one fact when the model gives none."""
     planned = state.get("planned_facts")
     if planned and ctx.fact_names != "asked":
-        return facts_from_split(planned, state["claim"], state.get("claim_entities", [])), None
+        return facts_from_split(planned, state["claim"], state.get("claim_entities", []), ctx.fact_repair), None
 
     def usable(facts) -> bool:
         return any(str(getattr(f, "text", f)).strip() for f in facts or [])
@@ -47,7 +49,7 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
     split = splitter(ctx)
     result, degraded = call_lm(ctx, "verify", lambda: split(claim=state["claim"]).facts,
                                list, usable=usable, cost_step="claim_split")
-    return facts_from_split(result, state["claim"], state.get("claim_entities", [])), degraded
+    return facts_from_split(result, state["claim"], state.get("claim_entities", []), ctx.fact_repair), degraded
 
 
 def splitter(ctx: Context):
@@ -59,18 +61,28 @@ def splitter(ctx: Context):
     return program.split_claim_with_names if ctx.fact_names == "asked" else program.split_claim
 
 
-def facts_from_split(split, claim: str, claim_entities: list[str]) -> list[dict]:
+def facts_from_split(split, claim: str, claim_entities: list[str], repair: str = "claim") -> list[dict]:
     """SplitClaim's output as the facts a check judges (at most 5, fragments joined); the whole claim when empty.
     Each fact's names are found in its text (the claim's names it mentions, then NER), not asked of the model:
-    fewer tokens to generate, and no invented names. One place, so the eval measures what the graph checks."""
+    fewer tokens to generate, and no invented names. With `repair="claim"`, a split that lost a name of the claim
+    gets the whole claim as one more fact. One place, so the eval measures what the graph checks."""
     facts = [{"text": " ".join(str(getattr(f, "text", f)).split()), "entities": clean_list(getattr(f, "entities", []), 8)}
              for f in split or []]
     facts = whole_facts([f for f in facts if f["text"]][:5]) or [{"text": claim, "entities": []}]
+    if repair == "claim" and lost_names(claim, claim_entities, [f["text"] for f in facts]):
+        facts.append({"text": claim, "entities": []})
     unnamed = [f for f in facts if not f["entities"]]  # fact_names=found, or the model gave none
     for fact, found in zip(unnamed, extract_entities([f["text"] for f in unnamed], with_spans=True)):
         named = [e for e in claim_entities if mentions(e, normalize_title(fact["text"]))]
         fact["entities"] = clean_list(unique([*named, *found]), 8)
     return facts
+
+
+def lost_names(claim: str, claim_entities: list[str], facts: list[str]) -> list[str]:
+    """The claim's names (without nationalities) that no fact mentions (fuzzy, accents folded): a part of the
+    claim the split dropped. Measured on the recorded splits of the 169 dev claims at 3750aa0: 42 lose one."""
+    text = folded(" ".join(facts))
+    return [name for name in claim_names(claim, claim_entities) if fuzz.partial_ratio(folded(name), text) < MENTIONED]
 
 
 def whole_facts(facts: list[dict]) -> list[dict]:

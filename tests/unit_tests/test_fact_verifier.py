@@ -158,7 +158,7 @@ def test_a_judge_that_keeps_failing_is_recorded_on_the_fact(monkeypatch, small_c
 
 
 def test_a_fact_quoting_brackets_does_not_break_the_citation_check(monkeypatch, small_corpus):
-    _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is American [7]"))
+    _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is American [7]", "Steve Augeri is American"))
     assert final["verdict"] == "SUPPORTED" and "[7]" not in final["answer"]
 
 
