@@ -19,7 +19,7 @@ from claimhop.verification.coverage import claim_names, unmentioned_names
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="how often the nothing-to-go-on rule fires on covered claims")
     parser.add_argument("rows", type=Path, help="eval rows with claimhop's selected titles")
     parser.add_argument("--claims", type=Path, default=DEV_CLAIMS)
     args = parser.parse_args()

@@ -46,7 +46,7 @@ class Context:
     retrieval_mode: Literal["hybrid", "bm25", "dense"] = _setting(
         "hybrid", "Search used by every hop: BM25 + dense fused by reciprocal rank, or one of them."
     )
-    # Fusion defaults (retrieval.fusion.Fusion) were chosen on HotpotQA questions, not the dev claims.
+    # Fusion defaults (claimhop.retrieval.fusion.Fusion) were chosen on HotpotQA questions, not the dev claims.
     bm25_weight: float = _setting(FUSION.bm25_weight, "Hybrid search: weight of BM25's ranking in reciprocal rank fusion.", 0, 10)
     dense_weight: float = _setting(FUSION.dense_weight, "Hybrid search: weight of the dense (embedding) ranking in the fusion.", 0, 10)
     rrf_k: int = _setting(

@@ -508,7 +508,7 @@ def parser() -> argparse.ArgumentParser:
     index.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw", "ivfpq"],
                        help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
     index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
-    index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) for retrieval.synthesis; the graph's link following (link_articles) does not need it")
+    index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) for claimhop.retrieval.synthesis; the graph's link following (link_articles) does not need it")
     index.add_argument("--pgvector", action="store_true", help="also load the corpus into PostgreSQL + pgvector at CLAIMHOP_PG_URL (read from the environment so the password is never on a command line)")
     index.add_argument("--collection", default="claimhop", help="pgvector collection name (default claimhop)")
     index.set_defaults(func=cmd_index)

@@ -1,17 +1,17 @@
 """`claimhop calibrate`: fit the facts verifier's thresholds to the model that judges, from `claimhop eval-verify`
 rows, without a single model call.
 
-Why: the rule (verification.ensemble) is sound, but its numbers depend on the judge. The local 1.5B model gives
+Why: the rule (claimhop.verification.ensemble) is sound, but its numbers depend on the judge. The local 1.5B model gives
 small entailment probabilities even to a sentence that states the fact, so with entail_threshold 0.5 it almost
 never calls a claim SUPPORTED. Each facts row records every judged sentence's label probabilities and the fact's
 alignment, so any thresholds can be replayed through the very functions a run decides with
-(verification.pipeline.rejudge and decide).
+(claimhop.verification.pipeline.rejudge and decide).
 
 Honesty: claims fall into folds by a hash of their uid; each fold's verdicts come from thresholds fitted on the
 other folds (cross-fitting), so the reported figures are out of sample. The thresholds to use are fitted on all
 the rows. The objective is macro-F1 of SUPPORTED vs NOT_SUPPORTED (ties: higher accuracy, then the earlier grid
 point). The claim's confidence is then calibrated by Platt scaling: the slope of a logistic in the log of the
-weakest fact's entailment, centred on the fitted threshold (verification.ensemble.supported_probability)."""
+weakest fact's entailment, centred on the fitted threshold (claimhop.verification.ensemble.supported_probability)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Why not only Kuzu: following links is all the bridge step needs, and that part of the graph takes seconds to
 compute (an Aho-Corasick pass over the corpus), whereas the Kuzu graph also embeds every section and takes most
 of an hour on 2 cores. So the links are computed on first use and saved once (`links.npz`, no pickles). The Kuzu
-build matches titles with the same code (`retrieval.title_mentions`); a test checks the two agree edge for edge."""
+build matches titles with the same code (`claimhop.retrieval.title_mentions`); a test checks the two agree edge for edge."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from claimhop.retrieval.encoder import encode
 
 
 class DenseIndex:
-    """Inner-product search over a FAISS index of any kind (exact, HNSW or IVF-PQ; see retrieval.ann)."""
+    """Inner-product search over a FAISS index of any kind (exact, HNSW or IVF-PQ; see claimhop.retrieval.ann)."""
 
     def __init__(self, index: faiss.Index):
         self.index = index

@@ -6,7 +6,7 @@
   PGVector) into what the graph asks of retrieval, so the graph runs unchanged on an engine a team already has.
 
 The `retriever` setting picks the engine: empty for the built-in one, or `package.module:factory`, a function
-returning a `BaseRetriever` (see retrieval.pgvector_store for one).
+returning a `BaseRetriever` (see claimhop.retrieval.pgvector_store for one).
 """
 
 from __future__ import annotations

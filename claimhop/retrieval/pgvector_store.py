@@ -1,7 +1,7 @@
 """A corpus in PostgreSQL with pgvector, through langchain-postgres: an engine that scales past one machine.
 
     CLAIMHOP_PG_URL=postgresql://user:pass@host/db claimhop index CORPUS --pgvector [--collection NAME]
-    CLAIMHOP_PG_URL=... claimhop check "..." --set retriever=retrieval.pgvector_store:pgvector_retriever
+    CLAIMHOP_PG_URL=... claimhop check "..." --set retriever=claimhop.retrieval.pgvector_store:pgvector_retriever
 
 The vectors are the ones claimhop's own index holds (same encoder, read from its shards, never re-encoded), so
 pgvector's exact cosine search returns what the built-in dense search returns. Loading upserts by a stable id

@@ -2,7 +2,7 @@
 
 Two kinds, picked by the `reranker` setting:
 - `lm`: the run's language model judges each (query, document) pair "yes"/"no" with the reply constrained to
-  those two words; with the local model the score is P(yes) from its own token distribution (lm.label_probs),
+  those two words; with the local model the score is P(yes) from its own token distribution (claimhop.lm.label_probs),
   so ties are rare and no number has to be parsed. No cross-encoder ships in a package here (see
   ../shared/models.md), so the LM is the offline re-ranker.
 - `package.module:function`: a function returning any LangChain `BaseDocumentCompressor` (CrossEncoderReranker

@@ -62,7 +62,7 @@ def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
 
 def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limit: int, by_specificity: bool = False
                  ) -> tuple[dict[str, Candidate], list[Hop]]:
-    """Articles not yet found that the best documents so far name most often (`retrieval.article_links`), each
+    """Articles not yet found that the best documents so far name most often (`claimhop.retrieval.article_links`), each
     naming weighted, with `by_specificity`, by how few articles name the target. Nothing for an engine without
     the bundled corpus's indexes (an external engine)."""
     from claimhop.retrieval.article_links import article_links, rank_linked

@@ -1,5 +1,5 @@
 """Does an evidence sentence entail, contradict, or say nothing about a fact? Asked of the local model with the
-reply constrained to the three labels and the label probabilities read from the model (lm.label_probs).
+reply constrained to the three labels and the label probabilities read from the model (claimhop.lm.label_probs).
 A model other than the local one has no token probabilities here: its label is asked through DSPy and counts
 as certain, which the answer says."""
 

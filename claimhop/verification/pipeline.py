@@ -63,7 +63,7 @@ def check_fact(fact: dict, selected: list[dict], judge: Judge, rule: EnsembleRul
 
 def rejudge(record: dict, rule: EnsembleRule) -> dict:
     """The fact's verdict and confidence from its recorded signals (judged evidence, alignment) under `rule`.
-    A run and a replay with other thresholds (evaluation.calibration) decide through this one function."""
+    A run and a replay with other thresholds (claimhop.evaluation.calibration) decide through this one function."""
     verdict, confidence = judge_fact([j["probs"] for j in record["evidence"]], record["alignment"], rule)
     if record.get("error") and not record["evidence"]:  # evidence was there but could not be judged: no confidence
         confidence = 0.0
