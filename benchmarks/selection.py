@@ -70,15 +70,14 @@ def parse_rule(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def compare(records_path: Path, rules: list[str]) -> None:
-    from claimhop.retrieval.service import Hit
-    from claimhop.steps.common import retriever_for
+    from claimhop.retrieval.service import Hit, index_search
     from claimhop.steps.search import candidate
     from claimhop.steps.selection import select_from
     from state.context import Context
 
     rows = [row for row in json_objects(records_path) if "uid" in row]
-    retriever = retriever_for(Context())
-    titles, texts = retriever.corpus.titles, retriever.corpus.texts
+    corpus = index_search().corpus  # the bundled corpus the records' document ids index
+    titles, texts = corpus.titles, corpus.texts
     # the claim as one hybrid search (its own first 21), which a rule must never lose a claim to
     hybrid = [all_gold_in([titles[i] for i in row["claim_ranking"]], row["gold"]) for row in rows]
     results: dict[str, list[bool]] = {}
