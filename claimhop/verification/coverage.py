@@ -27,6 +27,11 @@ def folded(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", normalize_title(text)) if not unicodedata.combining(c))
 
 
+def mentioned(name: str, folded_text: str) -> bool:
+    """`name` appears in an already folded text, allowing for misspellings (the one test both rules use)."""
+    return fuzz.partial_ratio(folded(name), folded_text) >= MENTIONED
+
+
 def claim_names(claim: str, claim_entities: list[str]) -> list[str]:
     """The names a document about the claim would mention: its entities without nationalities and languages."""
     attributes = attribute_words(claim)
@@ -41,8 +46,7 @@ def unmentioned_names(names: list[str], documents: list[dict]) -> list[str] | No
         return None
     texts = [folded(f"{d.get('title', '')} {d.get('text', '')}") for d in documents]
     for name in names:
-        key = folded(name)
-        if any(fuzz.partial_ratio(key, text) >= MENTIONED for text in texts):
+        if any(mentioned(name, text) for text in texts):
             return None
     return names
 
