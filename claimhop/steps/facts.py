@@ -59,7 +59,7 @@ def splitter(ctx: Context):
     return program.split_claim_with_names if ctx.fact_names == "asked" else program.split_claim
 
 
-def facts_from_split(split, claim: str, claim_entities: list[str], repair: str = "claim") -> list[dict]:
+def facts_from_split(split, claim: str, claim_entities: list[str], repair: str = "off") -> list[dict]:
     """SplitClaim's output as the facts a check judges (at most 5, fragments joined); the whole claim when empty.
     Each fact's names are found in its text (the claim's names it mentions, then NER), not asked of the model:
     fewer tokens to generate, and no invented names. With `repair="claim"`, a split that lost a name of the claim
