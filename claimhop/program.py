@@ -167,6 +167,24 @@ JUDGE_PAIR_SYSTEM = (
 )
 
 
+class AnswerFromEvidence(dspy.Signature):
+    """Answer the question from the numbered evidence sentences only, never from your own knowledge: pick the
+    option the evidence states as the answer, or the 'not stated' option when no sentence states it."""
+
+    evidence: list[str] = dspy.InputField(desc="'[n] title: sentence'")
+    question: str = dspy.InputField()
+    options: list[str] = dspy.InputField(desc="'X) answer', X a letter")
+    letter: str = dspy.OutputField(desc="the letter of the chosen option")
+
+
+# the local model's prompt for the same question, its reply constrained to the options' letters
+ANSWER_FROM_EVIDENCE_SYSTEM = (
+    "You answer a question from numbered evidence sentences only, never from your own knowledge. Pick the option "
+    "that the evidence states as the answer; pick 'not stated' when no sentence states it. A blank ___ in the "
+    "question is what is asked. Answer with the option's letter only."
+)
+
+
 class Relevant(dspy.Signature):
     """Is the Wikipedia paragraph relevant to the search query (does it give facts about what the query asks)?"""
 
@@ -206,6 +224,7 @@ class ClaimHopProgram(dspy.Module):
         self.split_claim_with_names = dspy.Predict(SplitClaimWithNames)  # fact_names=asked
         self.judge_pair = dspy.Predict(JudgePair)  # verifier=facts with a model other than the local one
         self.relevant = dspy.Predict(Relevant)  # reranker=lm with a model other than the local one
+        self.answer_from_evidence = dspy.Predict(AnswerFromEvidence)  # verifier=qa with a model other than the local one
 
 
 _PROGRAMS: dict[str | None, ClaimHopProgram] = {}

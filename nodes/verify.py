@@ -1,5 +1,6 @@
 """Step 8: judge the claim against evidence sentences from the selected documents: one model call over the
-evidence (DSPy VerifyClaim, `verifier=single`), or fact by fact with label probabilities (`verifier=facts`)."""
+evidence (DSPy VerifyClaim, `verifier=single`), fact by fact with label probabilities (`verifier=facts`), or
+by a question per fact (`verifier=qa`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from claimhop.steps.facts import (
     nothing_to_go_on,
     numbered,
     verify_by_facts,
+    verify_by_questions,
 )
 from claimhop.verification.coverage import claim_names, unmentioned_names
 from claimhop.verification.evidence import rank_evidence
@@ -33,6 +35,8 @@ def verify(state: State, runtime: Runtime[Context]) -> dict:
         return nothing_to_go_on(uncovered)
     if ctx.verifier == "facts":
         return verify_by_facts(state, ctx)
+    if ctx.verifier == "qa":
+        return verify_by_questions(state, ctx)
     entities = [*state.get("claim_entities", []), *state.get("gap_entities", [])]
     pool = rank_evidence(
         state["claim"], state.get("selected", []), entities, ctx.evidence_sentences, state.get("sub_questions", [])

@@ -115,9 +115,11 @@ class Context:
     retrieval_weight: float = _setting(
         3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
     )
-    verifier: Literal["single", "facts"] = _setting(
+    verifier: Literal["single", "facts", "qa"] = _setting(
         "facts", "How the verdict is reached: 'facts' (split into atomic facts, each judged against its own evidence "
-        "with label probabilities, combined by rule) or 'single' (one model call over the evidence sentences)."
+        "with label probabilities, combined by rule), 'qa' (each fact asked as a question whose answer decides it, "
+        "answered by picking among the values its evidence states) or 'single' (one model call over the evidence "
+        "sentences)."
     )
     fact_names: Literal["found", "asked"] = _setting(
         "found", "Facts verifier: each fact's names (which pick its evidence sentences) are 'found' in its text (the "
@@ -146,6 +148,22 @@ class Context:
     confidence_slope: float = _setting(
         0.5, "Facts verifier: slope of the calibrated claim confidence in the log of the weakest fact's entailment "
         "(0 keeps the rule's raw confidence).", 0, 20
+    )
+    qa_evidence: int = _setting(
+        4, "QA verifier: evidence sentences a question is answered from (and at most as many other answers offered).", 1, 8
+    )
+    # The QA verifier's three numbers: `claimhop calibrate --verifier qa` on 40 dev claims of calibration fold 0
+    # (docs/verification.md); the 169-claim figures are out of sample for the other fold's claims.
+    qa_threshold: float = _setting(
+        0.2, "QA verifier: probability the fact's own answer needs for the fact to count as supported (the options "
+        "share the probability, so this sits well below 0.5).", 0, 1
+    )
+    qa_contradict_threshold: float = _setting(
+        0.5, "QA verifier: probability another answer needs for the fact to count as contradicted.", 0, 1
+    )
+    qa_confidence_slope: float = _setting(
+        1.5, "QA verifier: slope of the calibrated claim confidence in the log of the weakest fact's own-answer "
+        "probability (0 keeps the rule's raw confidence).", 0, 20
     )
     evidence_sentences: int = _setting(8, "Evidence sentences shown to the verifier.", 1, 20)
     model_steps_off: str = _setting(

@@ -432,8 +432,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.folds < 2:
         raise UsageError("--folds must be at least 2")
     ctx = Context.from_any(_settings(args))
-    recorded = EnsembleRule.from_settings(ctx)
-    report, rows = calibrate(Path(args.rows), args.evidence, args.folds, recorded)
+    recorded = EnsembleRule.for_questions(ctx) if args.verifier == "qa" else EnsembleRule.from_settings(ctx)
+    report, rows = calibrate(Path(args.rows), args.evidence, args.folds, recorded, args.verifier)
     summary = summarize_verify(rows)
     table = render_verify(summary)
     fitted = report["fitted_on_all"]
@@ -441,8 +441,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     write_json(out, report)
     write_text(out.with_suffix(".md"), table + "\n")
     curve = dict(map(tuple, report["best_macro_f1_by_entail_threshold"]))
-    picture = curve_plot({f"all {report['claims']} claims": curve}, fitted["entail_threshold"], out.with_suffix(".png"))
-    reliability = reliability_plot({name: s for name, s in summary.items() if name.startswith("facts@")},
+    threshold = fitted["qa_threshold" if args.verifier == "qa" else "entail_threshold"]
+    picture = curve_plot({f"all {report['claims']} claims": curve}, threshold, out.with_suffix(".png"), args.verifier)
+    reliability = reliability_plot({name: s for name, s in summary.items() if name.startswith(f"{args.verifier}@")},
                                    out.with_name(f"{out.stem}-reliability.png"))
     agreement = report["replay_agreement"]
     print(table)
@@ -547,10 +548,11 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--report-only", action="store_true",
                         help="no run: the report from the rows already in --out (claims every verifier finished)")
     verify.set_defaults(func=cmd_eval_verify)
-    cal = sub.add_parser("calibrate", help="fit the facts verifier's thresholds from eval-verify rows (no model call), "
+    cal = sub.add_parser("calibrate", help="fit the facts or QA verifier's thresholds from eval-verify rows (no model call), "
                          "with cross-fitted figures")
     cal.add_argument("--rows", default="results/verify.jsonl", help="an eval-verify results file with facts rows")
     cal.add_argument("--evidence", default="gold", choices=["gold", "retrieved"], help="which rows to fit on")
+    cal.add_argument("--verifier", default="facts", choices=["facts", "qa"], help="whose thresholds to fit")
     cal.add_argument("--folds", type=int, default=2, help="cross-fitting folds (default 2)")
     cal.add_argument("--out", default="results/calibration.json", help="the report (a table and plot beside it)")
     cal.add_argument("--set", action="append", metavar="NAME=VALUE",

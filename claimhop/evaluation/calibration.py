@@ -1,5 +1,5 @@
-"""`claimhop calibrate`: fit the facts verifier's thresholds to the model that judges, from `claimhop eval-verify`
-rows, without a single model call.
+"""`claimhop calibrate`: fit the facts (or, with `--verifier qa`, the QA) verifier's thresholds to the model that
+judges, from `claimhop eval-verify` rows, without a single model call.
 
 Why: the rule (claimhop.verification.ensemble) is sound, but its numbers depend on the judge. The local 1.5B model gives
 small entailment probabilities even to a sentence that states the fact, so with entail_threshold 0.5 it almost
@@ -36,16 +36,30 @@ GRID: dict[str, tuple[float, ...]] = {
     "contradict_threshold": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
     "min_alignment": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
 }
+# The QA verifier's "entailment" is the probability of the fact's own answer among a few options, so its
+# threshold lives on another scale; the question pins the value, so there is no alignment to require.
+GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
+    "facts": GRID,
+    "qa": {"entail_threshold": (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8),
+           "contradict_threshold": GRID["contradict_threshold"], "min_alignment": (0.0,)},
+}
 SLOPES = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
 SETTINGS = (*GRID, "confidence_slope")
+# the run settings each verifier's rule is read from (state.context)
+SETTING_NAMES = {
+    "facts": {name: name for name in SETTINGS},
+    "qa": {"entail_threshold": "qa_threshold", "contradict_threshold": "qa_contradict_threshold",
+           "confidence_slope": "qa_confidence_slope"},
+}
 
 
-def rules() -> list[EnsembleRule]:
-    return [EnsembleRule(*values) for values in itertools.product(*GRID.values())]
+def rules(verifier: str = "facts") -> list[EnsembleRule]:
+    return [EnsembleRule(*values) for values in itertools.product(*GRIDS[verifier].values())]
 
 
-def settings_of_rule(rule: EnsembleRule) -> dict[str, float]:
-    return {name: getattr(rule, name) for name in SETTINGS}
+def settings_of_rule(rule: EnsembleRule, verifier: str = "facts") -> dict[str, float]:
+    """The rule as the run settings that ask for it (`--set NAME=VALUE`)."""
+    return {setting: getattr(rule, name) for name, setting in SETTING_NAMES[verifier].items()}
 
 
 def fit_slope(rows: list[dict], rule: EnsembleRule) -> EnsembleRule:
@@ -70,13 +84,14 @@ def replay(facts: list[dict], rule: EnsembleRule) -> dict:
     return decide([rejudge(fact, rule) for fact in facts], rule)
 
 
-def facts_rows(rows: list[dict], evidence: str, source: Path) -> list[dict]:
-    """The `facts@<evidence>` rows of one eval-verify run (the newest fingerprint among `rows`, read from `source`)."""
-    system = f"facts@{evidence}"
+def facts_rows(rows: list[dict], evidence: str, source: Path, verifier: str = "facts") -> list[dict]:
+    """The `<verifier>@<evidence>` rows of one eval-verify run (the newest fingerprint among `rows`, read from
+    `source`)."""
+    system = f"{verifier}@{evidence}"
     rows = [row for row in rows if row.get("system") == system and "facts" in row]
     if not rows:
         raise ValueError(f"{source} has no {system} rows with recorded facts; run "
-                         f"`claimhop eval-verify --systems facts --evidence {evidence}` first")
+                         f"`claimhop eval-verify --systems {verifier} --evidence {evidence}` first")
     fingerprint = rows[-1]["fingerprint"]
     latest = {row["uid"]: row for row in rows if row["fingerprint"] == fingerprint}
     return list(latest.values())
@@ -88,16 +103,16 @@ def score(rows: list[dict], verdicts: list[str]) -> tuple[float, float]:
     return macro_f1(pairs) or 0.0, sum(g == p for g, p in pairs) / len(pairs)
 
 
-def grid_scores(rows: list[dict]) -> list[tuple[EnsembleRule, float, float]]:
+def grid_scores(rows: list[dict], verifier: str = "facts") -> list[tuple[EnsembleRule, float, float]]:
     """(rule, macro-F1, accuracy) on these rows for every grid point, in grid order."""
-    return [(rule, *score(rows, [replay(row["facts"], rule)["verdict"] for row in rows])) for rule in rules()]
+    return [(rule, *score(rows, [replay(row["facts"], rule)["verdict"] for row in rows])) for rule in rules(verifier)]
 
 
-def fit(rows: list[dict], scores: list[tuple[EnsembleRule, float, float]] | None = None
+def fit(rows: list[dict], scores: list[tuple[EnsembleRule, float, float]] | None = None, verifier: str = "facts"
         ) -> tuple[EnsembleRule, float, float]:
     """The rule with the best (macro-F1, accuracy) on these rows, its slope fitted; the earliest grid point wins a
     tie. `scores`: these rows' grid_scores, when already computed."""
-    scored = scores if scores is not None else grid_scores(rows)
+    scored = scores if scores is not None else grid_scores(rows, verifier)
     order = max(range(len(scored)), key=lambda i: (scored[i][1], scored[i][2], -i))
     rule, f1, accuracy = scored[order]
     return fit_slope(rows, rule), f1, accuracy
@@ -107,7 +122,7 @@ def fold_of(uid: str, folds: int) -> int:
     return int(hashlib.sha256(uid.encode()).hexdigest(), 16) % folds
 
 
-def cross_fit(rows: list[dict], folds: int = 2) -> list[EnsembleRule]:
+def cross_fit(rows: list[dict], folds: int = 2, verifier: str = "facts") -> list[EnsembleRule]:
     """Per fold, the rule fitted on the other folds' rows."""
     if folds < 2:
         raise ValueError("cross-fitting needs at least 2 folds")
@@ -116,7 +131,7 @@ def cross_fit(rows: list[dict], folds: int = 2) -> list[EnsembleRule]:
         train = [row for row in rows if fold_of(row["uid"], folds) != fold]
         if len(train) == len(rows) or not train:
             raise ValueError(f"too few claims ({len(rows)}) for {folds} folds")
-        fitted.append(fit(train)[0])
+        fitted.append(fit(train, verifier=verifier)[0])
     return fitted
 
 
@@ -156,41 +171,45 @@ def entailment_spread(rows: list[dict]) -> dict[str, Counter]:
     return spread
 
 
-def curve_plot(curves: dict[str, dict[float, float]], chosen: float, path: Path) -> Path:
+def curve_plot(curves: dict[str, dict[float, float]], chosen: float, path: Path, verifier: str = "facts") -> Path:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, curve in curves.items():
         ax.plot(list(curve), list(curve.values()), marker="o", label=name)
     ax.axvline(chosen, color="grey", linestyle="--", label=f"fitted on all: {chosen}")
-    ax.set(xscale="log", xlabel="entail_threshold (log scale)", ylabel="best macro-F1 at that threshold",
-           ylim=(0, 1), title="Facts verifier: macro-F1 against the entailment threshold")
+    name = SETTING_NAMES[verifier]["entail_threshold"]
+    ax.set(xscale="log", xlabel=f"{name} (log scale)", ylabel="best macro-F1 at that threshold", ylim=(0, 1),
+           title=f"{verifier} verifier: macro-F1 against {name}")
     ax.legend(fontsize=7)
     fig.tight_layout()
     return save_png(fig, path)
 
 
-def calibrate(path: Path, evidence: str, folds: int, recorded_rule: EnsembleRule) -> tuple[dict, list[dict]]:
+def calibrate(path: Path, evidence: str, folds: int, recorded_rule: EnsembleRule, verifier: str = "facts"
+              ) -> tuple[dict, list[dict]]:
     """Fit on all `facts@<evidence>` rows and cross-fit; returns the report (thresholds, agreement, spread) and the
     rows to summarise: every verifier the run recorded, beside the facts verifier with cross-fitted thresholds on
     each kind of evidence (on the other kind, the thresholds fitted on this one, still by fold)."""
     if not path.is_file():
         raise ValueError(f"eval-verify rows file not found: {path}")
     everything = rows_in(path)
-    rows = facts_rows(everything, evidence, path)
+    rows = facts_rows(everything, evidence, path, verifier)
     fingerprint = rows[0]["fingerprint"]
-    scores = grid_scores(rows)
-    rule, f1, accuracy = fit(rows, scores)
-    fold_rules = cross_fit(rows, folds)
+    scores = grid_scores(rows, verifier)
+    rule, f1, accuracy = fit(rows, scores, verifier)
+    fold_rules = cross_fit(rows, folds, verifier)
     uids = {row["uid"] for row in rows}
     recorded = [row for row in everything if row.get("fingerprint") == fingerprint and row["uid"] in uids]
     recorded = list({(row["system"], row["uid"]): row for row in recorded}.values())
-    facts = [row for row in recorded if str(row["system"]).startswith("facts@") and "facts" in row]
+    facts = [row for row in recorded if str(row["system"]).startswith(f"{verifier}@") and "facts" in row]
     report = {
-        "rows": str(path), "evidence": evidence, "fingerprint": fingerprint, "claims": len(rows), "folds": folds,
-        "grid": {**{name: list(values) for name, values in GRID.items()}, "confidence_slope": list(SLOPES)},
-        "fitted_on_all": settings_of_rule(rule), "in_sample": {"macro_f1": round(f1, 4), "accuracy": round(accuracy, 4)},
-        "fitted_per_fold": [settings_of_rule(r) for r in fold_rules],
-        "replay_agreement": {"thresholds": settings_of_rule(recorded_rule),
+        "rows": str(path), "verifier": verifier, "evidence": evidence, "fingerprint": fingerprint, "claims": len(rows),
+        "folds": folds,
+        "grid": {**{name: list(values) for name, values in GRIDS[verifier].items()}, "confidence_slope": list(SLOPES)},
+        "fitted_on_all": settings_of_rule(rule, verifier),
+        "in_sample": {"macro_f1": round(f1, 4), "accuracy": round(accuracy, 4)},
+        "fitted_per_fold": [settings_of_rule(r, verifier) for r in fold_rules],
+        "replay_agreement": {"thresholds": settings_of_rule(recorded_rule, verifier),
                              "reproduced": recorded_rule_agreement(facts, recorded_rule), "of": len(facts)},
         "weakest_fact_entailment": {label: dict(sorted(c.items())) for label, c in entailment_spread(rows).items()},
         "best_macro_f1_by_entail_threshold": [[t, round(f, 4)] for t, f in threshold_curve(scores).items()],

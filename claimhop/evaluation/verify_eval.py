@@ -4,7 +4,8 @@ apart. SUPPORTED counts as HoVer's SUPPORTED; CONTRADICTED and INSUFFICIENT_INFO
 
 Verifiers: `majority` (the dev set's majority label, its share as confidence), `single` (one constrained call
 of the local model on the claim and its evidence sentences, the label's probability as confidence; every label's
-probability is kept in the row), `facts` (claimhop's facts verifier, `verifier=facts`), `claimhop` (the graph's
+probability is kept in the row), `facts` (claimhop's facts verifier, `verifier=facts`), `qa` (the QA verifier,
+`verifier=qa`, on the same split of the claim), `claimhop` (the graph's
 verify node with the run's settings, by default `verifier=single`: DSPy VerifyClaim over the ranked evidence
 sentences, which gives a label and no probability, so its confidence is 1). Rows are appended as they finish, so a
 run resumes.
@@ -30,7 +31,7 @@ from claimhop.lm.provider import local_engine_stats
 from claimhop.retrieval.corpus import Corpus
 from claimhop.retrieval.titles import normalize_title
 
-SYSTEMS = ("majority", "single", "facts", "claimhop")
+SYSTEMS = ("majority", "single", "facts", "qa", "claimhop")
 EVIDENCE_KINDS = ("gold", "retrieved")
 SINGLE_LABELS = ("supported", "contradicted", "insufficient")
 SINGLE_SYSTEM = (
@@ -90,23 +91,40 @@ def node_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, li
     return out["verdict"], float(out.get("confidence", 1.0)), out.get("degraded", [])
 
 
-def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
+def split_facts(claim: str, ctx) -> list[dict]:
+    """The claim's facts as the graph's verify node gets them (the planning call's split, its names found)."""
     import dspy
 
     from claimhop.entities.ner import extract_entities, unique
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import get_lm
     from claimhop.steps.facts import facts_from_split, splitter
+
+    with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
+        split = splitter(ctx)(claim=claim).facts
+    return facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]),  # as early_gap
+                            ctx.fact_repair)
+
+
+def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
     from claimhop.verification.ensemble import EnsembleRule
     from claimhop.verification.nli import judge_pair
     from claimhop.verification.pipeline import check_facts
 
-    with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
-        split = splitter(ctx)(claim=claim).facts
-    facts = facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]),  # as early_gap
-                             ctx.fact_repair)
-    rule = EnsembleRule.from_settings(ctx)
-    result = check_facts(facts, documents, lambda t, s, f: judge_pair(ctx.model, t, s, f), rule, ctx.fact_evidence)
+    result = check_facts(split_facts(claim, ctx), documents, lambda t, s, f: judge_pair(ctx.model, t, s, f),
+                         EnsembleRule.from_settings(ctx), ctx.fact_evidence)
+    return result["verdict"], result["confidence"], result["facts"]
+
+
+def qa_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
+    """The QA verifier on the same split: a question per fact, answered from these documents."""
+    from claimhop.verification.ensemble import EnsembleRule
+    from claimhop.verification.qa import ask_model, check_claim_qa
+
+    def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
+        return ask_model(ctx.model, evidence, question, options)
+
+    result = check_claim_qa(split_facts(claim, ctx), documents, ask, EnsembleRule.for_questions(ctx), ctx.qa_evidence)
     return result["verdict"], result["confidence"], result["facts"]
 
 
@@ -134,7 +152,7 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
             elif system == "claimhop":
                 verdict, confidence, extra["degraded"] = node_verdict(claim["claim"], documents, ctx)
             else:
-                verdict, confidence, facts = facts_verdict(claim["claim"], documents, ctx)
+                verdict, confidence, facts = (qa_verdict if system == "qa" else facts_verdict)(claim["claim"], documents, ctx)
                 extra["facts"] = facts
             row = {"fingerprint": fingerprint, "system": f"{system}@{kind}", "uid": claim["uid"],
                    "num_hops": claim.get("num_hops"), "label": claim["label"], "verdict": verdict,

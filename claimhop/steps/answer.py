@@ -52,6 +52,8 @@ def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Ev
     return "\n".join(parts)
 
 
+QA_WORDS = {"SUPPORTED": "The collection gives the same answer.", "CONTRADICTED": "The collection says instead: {answer}.",
+            "INSUFFICIENT_INFO": "Not found in the collection: no selected document states the answer."}
 FACT_WORDS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "INSUFFICIENT_INFO": "not settled"}
 
 
@@ -64,7 +66,9 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
         text = " ".join(drop_invalid_citations(fact["fact"], 0).split())  # a claim's own "[3]" is not a citation
         head = f'{number}. "{text}": {FACT_WORDS[fact["verdict"]]} ({fact["confidence"]:.2f})'
         quote = by_ref.get(fact.get("ref", 0))
-        if fact["verdict"] == "SUPPORTED" and quote:
+        if fact.get("questions") and not fact.get("error"):  # the QA verifier: its questions quote the evidence
+            lines.append(f"{head}. {QA_WORDS[fact['verdict']].format(answer=fact['questions'][-1]['answer'])}")
+        elif fact["verdict"] == "SUPPORTED" and quote:
             lines.append(f'{head}. {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]')
         elif fact["verdict"] == "CONTRADICTED" and quote:
             lines.append(f'{head}. The collection says instead: "{quote["sentence"]}" [{quote["ref"]}]')
@@ -75,7 +79,15 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
                          f'sentence examined: {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]')
         else:
             lines.append(f"{head}. Not found in the collection: no selected document settles it.")
+        lines += [f"   {asked_line(q, by_ref)}" for q in fact.get("questions", [])]
     return lines
+
+
+def asked_line(question: dict, by_ref: dict[int, Evidence]) -> str:
+    """A QA verifier's question, the answer the evidence gave and the sentence that states it."""
+    line = f'Asked: {question["question"]} Answer: {question["answer"]} ({question["probability"]:.2f})'
+    quote = by_ref.get(question.get("ref", 0))
+    return f'{line}, from {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]' if quote else line
 
 
 def mitigate_facts(state: State, model: str = LOCAL) -> dict:

@@ -22,6 +22,7 @@ from claimhop.verification.pipeline import (
     closest_evidence,
     deciding_evidence,
 )
+from claimhop.verification.qa import ask_model, check_claim_qa
 from state.context import Context
 from state.schema import Evidence, State
 
@@ -99,6 +100,7 @@ def whole_facts(facts: list[dict]) -> list[dict]:
 
 
 def verify_by_facts(state: State, ctx: Context) -> dict:
+    """`verifier=facts`: each fact judged sentence by sentence with label probabilities."""
     facts, degraded = atomic_facts(state, ctx)
     rule = EnsembleRule.from_settings(ctx)
 
@@ -107,28 +109,53 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
             return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact, program_for(ctx).judge_pair), ctx.model_timeout_s)
 
     result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence)
+    return verdict_of_facts(result, degraded, calls=sum(len(r["evidence"]) for r in result["facts"]))
+
+
+def verify_by_questions(state: State, ctx: Context) -> dict:
+    """`verifier=qa`: each fact asked as a question whose answer decides it (claimhop.verification.qa)."""
+    facts, degraded = atomic_facts(state, ctx)
+    rule = EnsembleRule.for_questions(ctx)
+
+    def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
+        with model_step("fact_judgements"):
+            return with_timeout(lambda: ask_model(ctx.model, evidence, question, options,
+                                                  program_for(ctx).answer_from_evidence), ctx.model_timeout_s)
+
+    result = check_claim_qa(facts, state.get("selected", []), ask, rule, ctx.qa_evidence)
+    return verdict_of_facts(result, degraded, calls=result["calls"])
+
+
+def verdict_of_facts(result: dict, degraded: str | None, calls: int) -> dict:
+    """The verify node's update from checked facts: each fact's deciding (or closest) sentence numbered once as
+    evidence, the events the CLI and the chat page show, and the model calls (the split's one among them)."""
     failures = [r for r in result["facts"] if r["error"]]
     if failures:
         failure = f"verify: the model could not judge {len(failures)} fact(s): {failures[0]['error'][:120]}"
         degraded = f"{degraded}; {failure}" if degraded else failure
     evidence: list[Evidence] = []
+
+    def reference(title: str, sentence: str, score: float) -> int:
+        """The sentence's reference number, numbering it when it is new."""
+        known = next((e for e in evidence if (e["title"], e["sentence"]) == (title, sentence)), None)
+        if known is None:
+            known = {"ref": len(evidence) + 1, "title": title, "sentence": sentence, "score": score}
+            evidence.append(known)
+        return known["ref"]
+
     for record in result["facts"]:
+        for question in record.get("questions", []):  # the QA verifier: every answer quotes its sentence
+            question["ref"] = reference(question["title"], question["sentence"], question["probability"]) \
+                if question["sentence"] else 0
         decided = deciding_evidence(record) or closest_evidence(record)
-        record["ref"] = 0
-        if decided:
-            known = next((e for e in evidence if (e["title"], e["sentence"]) == (decided["title"], decided["sentence"])), None)
-            if known is None:
-                known = {"ref": len(evidence) + 1, "title": decided["title"], "sentence": decided["sentence"],
-                         "score": max(decided["probs"].values())}
-                evidence.append(known)
-            record["ref"] = known["ref"]
+        record["ref"] = reference(decided["title"], decided["sentence"], max(decided["probs"].values())) \
+            if decided and decided.get("sentence") else 0
         emit("verify", event="fact", **record)
     emit("verify", event="verdict", verdict=result["verdict"], confidence=result["confidence"],
          reason=result["reason"], evidence=evidence, degraded=degraded)
-    calls = 1 + sum(len(r["evidence"]) for r in result["facts"])
     return {
         "verdict": result["verdict"], "confidence": result["confidence"], "verdict_reason": result["reason"],
-        "facts": result["facts"], "evidence": evidence, "lm_calls": calls,
+        "facts": result["facts"], "evidence": evidence, "lm_calls": 1 + calls,
         "degraded": [degraded] if degraded else [],
         "messages": [say("verify", f"Verdict: {result['verdict']} (confidence {result['confidence']:.2f}; "
                                    f"{len(result['facts'])} facts checked).")],

@@ -39,6 +39,12 @@ class EnsembleRule:
         return cls(settings.entail_threshold, settings.contradict_threshold, settings.min_alignment,
                    settings.confidence_slope)
 
+    @classmethod
+    def for_questions(cls, settings) -> EnsembleRule:
+        """The QA verifier's rule: the fact's own answer plays entailment and the question pins the value, so
+        no alignment is required."""
+        return cls(settings.qa_threshold, settings.qa_contradict_threshold, 0.0, settings.qa_confidence_slope)
+
 
 def supported_probability(weakest_entailment: float, rule: EnsembleRule) -> float:
     """Calibrated P(the claim is supported) from its weakest fact's best entailment probability."""

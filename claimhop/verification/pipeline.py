@@ -72,10 +72,16 @@ def rejudge(record: dict, rule: EnsembleRule) -> dict:
 
 def check_facts(facts: list[dict], selected: list[dict], judge: Judge, rule: EnsembleRule, k: int) -> dict:
     """Every fact checked; the claim's verdict, confidence and the reason for it."""
+    return checked_claim(facts, selected, lambda fact: check_fact(fact, selected, judge, rule, k), rule)
+
+
+def checked_claim(facts: list[dict], selected: list[dict], check: Callable[[dict], dict], rule: EnsembleRule) -> dict:
+    """Each fact's record from `check` (the facts or the QA verifier's), judged under `rule`, and the claim's
+    verdict, confidence and reason from them."""
     if not selected:
         return {"facts": [], "verdict": "INSUFFICIENT_INFO", "confidence": 1.0,
                 "reason": "no evidence: no document was selected"}
-    records = [check_fact(fact, selected, judge, rule, k) for fact in facts]
+    records = [rejudge(check(fact), rule) for fact in facts]
     return {"facts": records, **decide(records, rule)}
 
 

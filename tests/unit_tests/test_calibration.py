@@ -120,3 +120,24 @@ def test_with_the_shipped_defaults_a_judge_as_unsure_as_the_local_model_still_de
     assert supported["verdict"] == "SUPPORTED" and 0.5 < supported["confidence"] < 1
     left_open = replay([stated, unrelated], rule)
     assert left_open["verdict"] == "INSUFFICIENT_INFO" and 0.5 < left_open["confidence"] < 1
+
+
+def test_the_qa_verifiers_thresholds_are_fitted_on_its_own_rows_and_named_as_its_settings(tmp_path, capsys):
+    # own-answer probabilities: ~0.35 for supported claims, ~0.1 for the others (a few options share the mass)
+    rows = [{**row(f"s{i}", "SUPPORTED", judged(0.35, contra=0.2, alignment=1.0)), "system": "qa@retrieved"}
+            for i in range(8)]
+    rows += [{**row(f"n{i}", "NOT_SUPPORTED", judged(0.1, contra=0.2, alignment=1.0)), "system": "qa@retrieved"}
+             for i in range(8)]
+    source = tmp_path / "verify.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "calibration.json"
+    assert main(["calibrate", "--verifier", "qa", "--evidence", "retrieved", "--rows", str(source),
+                 "--out", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    fitted = report["fitted_on_all"]
+    assert set(fitted) == {"qa_threshold", "qa_contradict_threshold", "qa_confidence_slope"}
+    assert 0.1 < fitted["qa_threshold"] <= 0.35 and report["in_sample"]["macro_f1"] == 1.0
+    assert "--set qa_threshold=" in capsys.readouterr().out
+    # facts rows asked for, none recorded: said plainly, with the command that records them
+    assert main(["calibrate", "--evidence", "retrieved", "--rows", str(source), "--out", str(out)]) != 0
+    assert "no facts@retrieved rows" in capsys.readouterr().err

@@ -299,7 +299,8 @@ function handleCustom(e) {
       renderSelection(e.selected); break;
     case "verify/fact":
       ui.facts += 1;
-      nodeDetail("verify", `fact ${ui.facts}: ${e.verdict.replace("_", " ").toLowerCase()} (${Number(e.confidence).toFixed(2)})`);
+      nodeDetail("verify", `fact ${ui.facts}: ${e.verdict.replace("_", " ").toLowerCase()} (${Number(e.confidence).toFixed(2)})` +
+        (e.questions || []).map((q) => ` · asked: ${q.question} → ${q.answer}`).join(""));
       break;
     case "verify/verdict":
       nodeDetail("verify", `${e.verdict}${e.confidence === undefined ? "" : ` (confidence ${Number(e.confidence).toFixed(2)})`}` +

@@ -1,0 +1,121 @@
+"""The QA verifier (`verifier=qa`): questions built from a fact without a model, their options, the chain that
+names a described subject first, and the graph's answer showing each question, answer and quote. A fake
+answerer stands in for the model here (it picks the option the evidence lines state): these tests are about the
+questions and the wiring; tests/integration_tests asks the real model."""
+
+from __future__ import annotations
+
+import importlib
+
+from test_fact_verifier import facts_reply
+from test_graph_routing import run
+
+from claimhop.entities.values import Value, parse_fact, values_in
+from claimhop.verification.ensemble import EnsembleRule
+from claimhop.verification.qa import check_claim_qa
+from claimhop.verification.questions import (
+    NOT_STATED,
+    options_for,
+    question_for,
+    same_value,
+)
+
+RULE = EnsembleRule(0.5, 0.6, 0.0, 0.0)
+
+
+def reading_answerer(asked: list | None = None):
+    """Picks, with 0.9, the first option (not "not stated") that an evidence line states; else "not stated".
+    A yes/no question is answered yes when every word of its fact is in one line."""
+    def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
+        if asked is not None:
+            asked.append(question)
+        text = " ".join(evidence)
+        if options == ["no", NOT_STATED, "yes"]:
+            words = question.removeprefix("Is it true that ").rstrip("?").split()
+            pick = "yes" if any(all(w in line for w in words) for line in evidence) else NOT_STATED
+        else:
+            pick = next((o for o in options if o != NOT_STATED and o in text), NOT_STATED)
+        rest = 0.1 / (len(options) - 1)
+        return {o: 0.9 if o == pick else rest for o in options}
+    return ask
+
+
+def test_a_fact_question_blanks_its_value_and_offers_the_values_the_evidence_states():
+    fact = "Steve Augeri is a British rock singer."
+    question = question_for(fact, parse_fact(fact))
+    assert question.kind == "value" and question.claimed == "British"
+    assert question.text == "What nationality? Steve Augeri is a ___ rock singer."
+    sentences = ["Steve Augeri (born January 30, 1959) is an American rock singer.", "Journey is an American band."]
+    options = options_for(question, values_in(sentences), question.text)
+    assert options == ["American", "British", NOT_STATED]  # alphabetical, "not stated" last, no repeats
+    # a date is asked for first; a fact with no value gets a yes/no question
+    assert question_for("Journey formed in 1973 in San Francisco.", parse_fact("Journey formed in 1973 in San Francisco.")).claimed == "1973"
+    assert question_for("Steve Augeri is a singer.", parse_fact("Steve Augeri is a singer.")).kind == "yes_no"
+    # a comparison's answer is no span: asked as yes/no
+    assert question_for("Steve Augeri is older than Cherie Currie.", parse_fact("Steve Augeri is older than Cherie Currie.")).kind == "yes_no"
+
+
+def test_a_name_question_offers_names_of_its_kind_only():
+    fact = "Steve Augeri sang for the band Journey."
+    question = question_for(fact, parse_fact(fact))
+    assert question.claimed == "Journey"
+    found = [[Value("Tyketto", "name", "ORG", 0, 7), Value("Neal Schon", "name", "PERSON", 10, 20),
+              Value("Steve Augeri", "name", "PERSON", 30, 42)]]
+    assert options_for(question, found, question.text) == ["Journey", "Tyketto", NOT_STATED]
+
+
+def test_a_described_subject_is_recognised():
+    parsed = parse_fact("The Runaways' lead singer is an American musician.")
+    assert parsed.description and parsed.subject == "The Runaways' lead singer"
+    assert [v.text for v in parsed.values] == ["American"]
+    assert not parse_fact("Snow Falling on Cedars was written by David Guterson.").description
+
+
+def test_answers_that_say_the_same_thing():
+    assert same_value("1970", "July 1970") and same_value("two", "2") and same_value("Currie", "Cherie Currie")
+    assert not same_value("1970", "1971") and not same_value("American", "English") and not same_value("2", "Journey")
+
+
+def test_a_described_subject_is_named_first_and_asked_once(small_corpus):
+    from claimhop.retrieval.corpus import load_corpus
+
+    corpus = load_corpus(small_corpus)
+    documents = [{"title": t, "text": x} for t, x in zip(corpus.titles, corpus.texts)]
+    asked: list[str] = []
+    facts = [{"text": "The Runaways' lead singer is an American musician.", "entities": ["The Runaways"]},
+             {"text": "The Runaways' lead singer starred in the film Foxes.", "entities": ["The Runaways", "Foxes"]}]
+    result = check_claim_qa(facts, documents, reading_answerer(asked), RULE, 4)
+    assert result["calls"] == 3 == len(asked)  # one "who" for both facts, one question each
+    first = result["facts"][0]["questions"]
+    assert first[0]["question"] == 'Who or what is "The Runaways\' lead singer"?'
+    assert first[0]["answer"] == "Cherie Currie"
+    assert first[1]["question"] == "What nationality? Cherie Currie is an ___ musician."
+    assert first[1]["answer"] == "American" and first[1]["title"] == "Cherie Currie"
+    assert result["verdict"] == "SUPPORTED"
+
+
+def test_an_answer_other_than_the_facts_contradicts_it(small_corpus):
+    from claimhop.retrieval.corpus import load_corpus
+
+    corpus = load_corpus(small_corpus)
+    documents = [{"title": t, "text": x} for t, x in zip(corpus.titles, corpus.texts)]
+    facts = [{"text": "Journey formed in San Francisco in 1975.", "entities": ["Journey"]}]
+    result = check_claim_qa(facts, documents, reading_answerer(), RULE, 4)
+    assert result["verdict"] == "CONTRADICTED"
+    assert result["facts"][0]["questions"][0]["answer"] == "1973"
+
+
+def test_the_graph_with_the_qa_verifier_shows_each_question_answer_and_quote(monkeypatch, small_corpus):
+    monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "ask_model",
+                        lambda model, evidence, question, options, predictor=None: reading_answerer()(evidence, question, options))
+    _, final, _ = run(monkeypatch, small_corpus, facts_reply("Cherie Currie is an American singer.",
+                                                             "Steve Augeri is a British singer."),
+                      verifier="qa", max_iterations=0)
+    assert final["verdict"] == "CONTRADICTED" and final["lm_calls"]
+    answer = final["answer"]
+    assert "Asked: What nationality? Cherie Currie is an ___ singer. Answer: American (0.90), from Cherie Currie:" in answer
+    assert '2. "Steve Augeri is a British singer.": contradicted (0.90). The collection says instead: American.' in answer
+    assert "Asked: What nationality? Steve Augeri is a ___ singer. Answer: American (0.90)" in answer
+    texts = {d["title"]: d["text"] for d in final["selected"]}
+    for ref in final["evidence"]:  # every quoted sentence stands in its document
+        assert ref["sentence"] in texts[ref["title"]]
