@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -57,7 +57,7 @@ class JudgedEvidence(TypedDict):
 
     title: str
     sentence: str
-    sentence_index: int
+    sentence_index: NotRequired[int]  # the facts verifier's; the QA verifier quotes the sentence that answered
     probs: dict[str, float]
 
 
@@ -73,6 +73,7 @@ class FactCheck(TypedDict):
     confidence: float
     error: str | None
     ref: int
+    questions: NotRequired[list[dict]]  # the QA verifier: each question, its options and probabilities, the answer and its quote
 
 
 def merge_candidates(old: dict[str, Candidate] | None, new: dict[str, Candidate] | None) -> dict[str, Candidate]:

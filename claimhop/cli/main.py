@@ -420,7 +420,7 @@ def report_verify(out: Path, claims: list[dict], systems: list[str]) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from claimhop.atomic import write_json
-    from claimhop.evaluation.calibration import calibrate, curve_plot
+    from claimhop.evaluation.calibration import SETTING_NAMES, calibrate, curve_plot
     from claimhop.evaluation.verify_eval import (
         reliability_plot,
         render_verify,
@@ -441,7 +441,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     write_json(out, report)
     write_text(out.with_suffix(".md"), table + "\n")
     curve = dict(map(tuple, report["best_macro_f1_by_entail_threshold"]))
-    threshold = fitted["qa_threshold" if args.verifier == "qa" else "entail_threshold"]
+    threshold = fitted[SETTING_NAMES[args.verifier]["entail_threshold"]]
     picture = curve_plot({f"all {report['claims']} claims": curve}, threshold, out.with_suffix(".png"), args.verifier)
     reliability = reliability_plot({name: s for name, s in summary.items() if name.startswith(f"{args.verifier}@")},
                                    out.with_name(f"{out.stem}-reliability.png"))
@@ -550,7 +550,7 @@ def parser() -> argparse.ArgumentParser:
     verify.set_defaults(func=cmd_eval_verify)
     cal = sub.add_parser("calibrate", help="fit the facts or QA verifier's thresholds from eval-verify rows (no model call), "
                          "with cross-fitted figures")
-    cal.add_argument("--rows", default="results/verify.jsonl", help="an eval-verify results file with facts rows")
+    cal.add_argument("--rows", default="results/verify.jsonl", help="an eval-verify results file with the verifier's rows")
     cal.add_argument("--evidence", default="gold", choices=["gold", "retrieved"], help="which rows to fit on")
     cal.add_argument("--verifier", default="facts", choices=["facts", "qa"], help="whose thresholds to fit")
     cal.add_argument("--folds", type=int, default=2, help="cross-fitting folds (default 2)")

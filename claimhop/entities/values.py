@@ -38,7 +38,7 @@ class FactParse:
     subject: str  # the subject phrase ("" when the parser finds none)
     subject_start: int
     description: bool  # the subject is a common noun phrase, not a name
-    values: list[Value]  # outside the subject, in question order (KINDS), then by position
+    values: tuple[Value, ...]  # outside the subject, in question order (KINDS), then by position
 
 
 @lru_cache(maxsize=1)
@@ -77,9 +77,14 @@ def _subject(doc):
     if end == 0:
         return None, None
     subject = next((t for t in doc[:end] if t.dep_ in ("nsubj", "nsubjpass")), None)
-    span = doc[subject.left_edge.i if subject is not None else 0: end]
-    head = subject if subject is not None else span[-1]
-    if head.pos_ == "PRON" or not span.text.strip():
+    start = subject.left_edge.i if subject is not None else 0
+    while end > start + 1 and doc[end - 1].pos_ == "ADV":  # "The band's singer also starred"
+        end -= 1
+    if end == start:
+        return None, None
+    span = doc[start:end]
+    head = subject if subject is not None and subject.i < end else span[-1]
+    if head.pos_ == "PRON":
         return None, None
     return span, head
 
@@ -90,9 +95,9 @@ def _capitalised(doc, found: list[Value], skip: tuple[int, int]) -> list[Value]:
     taken = [(v.start, v.end) for v in found] + [skip]
     extra = []
     for match in _NAME.finditer(doc.text):
-        start, end = match.start(), match.end()
+        start, end = match.start(), match.start() + len(match.group(0).rstrip("."))
         if start > 0 and not any(a <= start < b or start <= a < end for a, b in taken):
-            extra.append(Value(match.group(0), "name", "", start, end))
+            extra.append(Value(doc.text[start:end], "name", "", start, end))
     return extra
 
 
@@ -103,11 +108,13 @@ def parse_fact(text: str) -> FactParse:
     span, head = _subject(doc)
     if span is None:
         found = _values(doc)
-        return FactParse("", 0, False, found + _capitalised(doc, found, (0, 0)))
+        return FactParse("", 0, False, tuple(found + _capitalised(doc, found, (0, 0))))
     skip = (span.start_char, span.end_char)
     found = _values(doc, skip)
-    described = head.pos_ == "NOUN" and len(span) >= 2
-    return FactParse(span.text, span.start_char, described, found + _capitalised(doc, found, skip))
+    # a common noun phrase ("The Runaways' lead singer"), not one that names itself ("The singer, Cherie Currie,")
+    described = head.pos_ == "NOUN" and len(span) >= 2 and not any(
+        t.dep_ == "appos" and t.head.i == head.i and t.pos_ == "PROPN" for t in span)
+    return FactParse(span.text, span.start_char, described, tuple(found + _capitalised(doc, found, skip)))
 
 
 def values_in(sentences: list[str]) -> list[list[Value]]:

@@ -187,8 +187,8 @@ def curve_plot(curves: dict[str, dict[float, float]], chosen: float, path: Path,
 
 def calibrate(path: Path, evidence: str, folds: int, recorded_rule: EnsembleRule, verifier: str = "facts"
               ) -> tuple[dict, list[dict]]:
-    """Fit on all `facts@<evidence>` rows and cross-fit; returns the report (thresholds, agreement, spread) and the
-    rows to summarise: every verifier the run recorded, beside the facts verifier with cross-fitted thresholds on
+    """Fit on all `<verifier>@<evidence>` rows and cross-fit; returns the report (thresholds, agreement, spread) and the
+    rows to summarise: every verifier the run recorded, beside this verifier with cross-fitted thresholds on
     each kind of evidence (on the other kind, the thresholds fitted on this one, still by fold)."""
     if not path.is_file():
         raise ValueError(f"eval-verify rows file not found: {path}")

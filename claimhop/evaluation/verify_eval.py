@@ -237,14 +237,16 @@ def render_verify(summary: dict[str, dict]) -> str:
 
 
 def verdict_comparison(rows: list[dict]) -> list[str]:
-    """Each verifier against the graph's own verify node on the same documents, claim by claim."""
+    """Each verifier against the graph's own verify node on the same documents, claim by claim (against the
+    facts verifier when the run has no `claimhop` rows)."""
     lines = []
     for kind in dict.fromkeys(r["system"].split("@")[1] for r in rows):
         correct: dict[str, dict[str, bool]] = {}
         for row in rows:
             if row["system"].endswith(f"@{kind}"):
                 correct.setdefault(row["system"], {})[row["uid"]] = row["predicted"] == row["label"]
-        lines += paired_comparison(correct, f"claimhop@{kind}", "verdict right")
+        reference = f"claimhop@{kind}" if f"claimhop@{kind}" in correct else f"facts@{kind}"
+        lines += paired_comparison(correct, reference, "verdict right")
     return lines
 
 

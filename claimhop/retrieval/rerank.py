@@ -23,8 +23,8 @@ from langchain_core.documents import BaseDocumentCompressor, Document
 
 from claimhop.lm.adapter import adapter_for
 from claimhop.lm.call_watch import with_timeout
-from claimhop.lm.label_probs import NoLogprobs, classify_local, classify_served
-from claimhop.lm.provider import LOCAL, get_lm, local_engine
+from claimhop.lm.classify import classify
+from claimhop.lm.provider import LOCAL, get_lm
 from claimhop.program import RELEVANT_SYSTEM, Relevant
 from claimhop.retrieval.engines import load_factory
 from claimhop.retrieval.service import Hit
@@ -53,17 +53,12 @@ class LMReranker:
         self.predictor = predictor or dspy.Predict(Relevant)  # the run's program's, for a model other than the local one
 
     def score(self, query: str, hit: Hit) -> float:
-        if self.model == LOCAL:
-            _, probs = classify_local(local_engine(), RELEVANT_SYSTEM, f"Query: {query}\nParagraph: {passage(hit)}", YES_NO)
-            return probs["yes"]
-        try:  # a served model: P(yes) from the server's logprobs
-            _, probs = classify_served(get_lm(self.model), RELEVANT_SYSTEM, f"Query: {query}\nParagraph: {passage(hit)}",
-                                       YES_NO)
-            return probs["yes"]
-        except NoLogprobs:  # the server offers no logprobs: a yes/no asked through DSPy
-            pass
-        with dspy.context(lm=get_lm(self.model), adapter=adapter_for(self.model)):
-            return float(bool(self.predictor(query=query, paragraph=passage(hit)).relevant))
+        """P(yes): the paragraph is relevant to the query."""
+        def ask_dspy() -> str:
+            with dspy.context(lm=get_lm(self.model), adapter=adapter_for(self.model)):
+                return "yes" if self.predictor(query=query, paragraph=passage(hit)).relevant else "no"
+
+        return classify(self.model, RELEVANT_SYSTEM, f"Query: {query}\nParagraph: {passage(hit)}", YES_NO, ask_dspy)["yes"]
 
     def rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
         scored = []

@@ -7,6 +7,7 @@ from langchain_core.messages import AIMessage
 from claimhop.lm.provider import LOCAL, describe_model
 from claimhop.steps.common import emit
 from claimhop.verification.citations import check_citations, drop_invalid_citations
+from claimhop.verification.questions import NOT_STATED
 from state.schema import Evidence, State
 
 HEADLINES = {
@@ -52,8 +53,6 @@ def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Ev
     return "\n".join(parts)
 
 
-QA_WORDS = {"SUPPORTED": "The collection gives the same answer.", "CONTRADICTED": "The collection says instead: {answer}.",
-            "INSUFFICIENT_INFO": "Not found in the collection: no selected document states the answer."}
 FACT_WORDS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "INSUFFICIENT_INFO": "not settled"}
 
 
@@ -67,7 +66,7 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
         head = f'{number}. "{text}": {FACT_WORDS[fact["verdict"]]} ({fact["confidence"]:.2f})'
         quote = by_ref.get(fact.get("ref", 0))
         if fact.get("questions") and not fact.get("error"):  # the QA verifier: its questions quote the evidence
-            lines.append(f"{head}. {QA_WORDS[fact['verdict']].format(answer=fact['questions'][-1]['answer'])}")
+            lines.append(f"{head}. {qa_words(fact['verdict'], fact['questions'][-1])}")
         elif fact["verdict"] == "SUPPORTED" and quote:
             lines.append(f'{head}. {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]')
         elif fact["verdict"] == "CONTRADICTED" and quote:
@@ -81,6 +80,19 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
             lines.append(f"{head}. Not found in the collection: no selected document settles it.")
         lines += [f"   {asked_line(q, by_ref)}" for q in fact.get("questions", [])]
     return lines
+
+
+def qa_words(verdict: str, question: dict) -> str:
+    """What the fact's last question says about it, in the verdict's terms: the fact's own answer and how
+    likely the evidence makes it, or the other answer the evidence gives instead."""
+    probs, claimed = question["probs"], question["claimed"]
+    own = probs.get(claimed, 0.0)
+    if verdict == "CONTRADICTED":
+        other = max((o for o in probs if o not in (claimed, NOT_STATED)), key=probs.get, default=question["answer"])
+        return f"The collection says instead: {other} ({probs.get(other, 0.0):.2f})."
+    if verdict == "SUPPORTED":
+        return f"The evidence gives its answer, {claimed}, probability {own:.2f}."
+    return f"Not found in the collection: the evidence gives its answer, {claimed}, only {own:.2f}."
 
 
 def asked_line(question: dict, by_ref: dict[int, Evidence]) -> str:

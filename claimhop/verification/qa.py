@@ -15,8 +15,8 @@ from collections.abc import Callable
 import dspy
 
 from claimhop.entities.values import parse_fact, values_in
-from claimhop.lm.label_probs import NoLogprobs, classify_local, classify_served
-from claimhop.lm.provider import LOCAL, get_lm, local_engine
+from claimhop.lm.classify import classify
+from claimhop.lm.provider import get_lm
 from claimhop.program import ANSWER_FROM_EVIDENCE_SYSTEM, AnswerFromEvidence
 from claimhop.verification.coverage import folded, mentioned
 from claimhop.verification.ensemble import EnsembleRule
@@ -40,42 +40,48 @@ PER_DOCUMENT = 2  # a subject's article often states the value in its second sen
 
 def ask_model(model: str, evidence: list[str], question: str, options: list[str],
               predictor: dspy.Predict | None = None) -> dict[str, float]:
-    """P(each option) for one question over the evidence. The local model's reply is constrained to the
-    options' letters; a served model is read through its logprobs, else asked through DSPy (counted certain)."""
+    """P(each option) for one question over the evidence, the model choosing an option's letter
+    (claimhop.lm.classify: constrained and read from the local model's tokens)."""
     letters = tuple(LETTERS[: len(options)])
     user = "Evidence:\n" + "\n".join(evidence) + f"\nQuestion: {question}\nOptions:\n" + "\n".join(lettered(options))
-    if (model or LOCAL) == LOCAL:
-        _, probs = classify_local(local_engine(), ANSWER_FROM_EVIDENCE_SYSTEM, user, letters)
-    else:
-        try:
-            _, probs = classify_served(get_lm(model), ANSWER_FROM_EVIDENCE_SYSTEM, user, letters)
-        except NoLogprobs:
-            with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):
-                out = (predictor or dspy.Predict(AnswerFromEvidence))(
-                    evidence=evidence, question=question, options=lettered(options))
-            letter = str(out.letter).strip()[:1].upper()
-            probs = {x: float(x == letter) for x in letters}
+
+    def ask_dspy() -> str:
+        with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):
+            out = (predictor or dspy.Predict(AnswerFromEvidence))(
+                evidence=evidence, question=question, options=lettered(options))
+        return str(out.letter).strip()[:1].upper()
+
+    probs = classify(model, ANSWER_FROM_EVIDENCE_SYSTEM, user, letters, ask_dspy)
     return {option: probs[letter] for option, letter in zip(options, letters)}
 
 
-def quoted(answer: str, spans: list[dict]) -> dict | None:
-    """The evidence sentence that states `answer` (the best-ranked one), else the best-ranked sentence."""
+def quoted(answer: str, spans: list[dict], kind: str = "value") -> dict | None:
+    """The evidence sentence that states `answer` (the best-ranked one), else the best-ranked sentence. A yes/no
+    answer is no span, so it is the best-ranked sentence."""
     if not spans:
         return None
-    for span in spans:
-        text = folded(span["sentence"])
-        if answer and (mentioned(answer, text) or same_value(answer, span["sentence"])):
-            return span
+    if kind != "yes_no":
+        for span in spans:
+            if answer and (mentioned(answer, folded(span["sentence"])) or same_value(answer, span["sentence"])):
+                return span
     return spans[0]
 
 
+class ModelFault(RuntimeError):
+    """The model could not answer a question (a failed or malformed call), as opposed to a fault in this code."""
+
+
 def answered(question: Question, spans: list[dict], ask: Ask, asked_text: str, limit: int) -> dict:
-    """One question asked over `spans`: its options, each option's probability, the answer and its sentence."""
+    """One question asked over `spans`: its options, each option's probability, the answer and its sentence.
+    With no sentence to answer from, or nothing to choose but "not stated", the model is not asked."""
     options = options_for(question, values_in([s["sentence"] for s in spans]), asked_text, limit)
-    evidence = [f"[{i}] {s['title']}: {s['sentence']}" for i, s in enumerate(spans, start=1)]
-    probs = ask(evidence, question.text, options)
+    if spans and len(options) > 1:
+        evidence = [f"[{i}] {s['title']}: {s['sentence']}" for i, s in enumerate(spans, start=1)]
+        probs = ask(evidence, question.text, options)
+    else:
+        probs = {o: float(o == NOT_STATED) for o in options}
     answer = max(probs, key=probs.get)
-    source = quoted(answer, spans) if answer != NOT_STATED else None
+    source = quoted(answer, spans, question.kind) if answer != NOT_STATED else None
     return {"question": question.text, "kind": question.kind, "claimed": question.claimed, "options": options,
             "probs": {o: round(p, 4) for o, p in probs.items()}, "answer": answer,
             "probability": round(probs[answer], 4), "title": source["title"] if source else "",
@@ -91,12 +97,13 @@ def resolved_fact(fact: str, selected: list[dict], entities: list[str], ask: Ask
     if not parse.description:
         return fact, None
     known = {} if known is None else known
-    if parse.subject not in known:
-        named = [e for e in entities if mentioned(e, folded(parse.subject))]
+    key = folded(parse.subject)
+    if key not in known:
+        named = [e for e in entities if mentioned(e, key)]
         spans = rank_evidence(parse.subject, selected, named, k, per_document=PER_DOCUMENT)
-        known[parse.subject] = answered(who_question(parse.subject), spans, ask, parse.subject, k)
-    record = known[parse.subject]
-    if record["answer"] == NOT_STATED or record["probability"] < RESOLVED or len(record["options"]) < 2:
+        known[key] = answered(who_question(parse.subject), spans, ask, parse.subject, k)
+    record = known[key]
+    if record["answer"] == NOT_STATED or record["probability"] < RESOLVED:
         return fact, record
     start = parse.subject_start
     return f"{fact[:start]}{record['answer']}{fact[start + len(parse.subject):]}", record
@@ -115,41 +122,51 @@ def evidence_for_question(question: Question, fact: str, selected: list[dict], e
 
 def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dict[str, dict] | None = None) -> dict:
     """A fact's record: its questions and answers, and one judged item for the ensemble rule (the answer's
-    sentence with P(own answer), P(another), P(not stated) as entailment, contradiction and neutral)."""
-    questions, error = [], None
+    sentence with P(own answer), P(the likeliest other answer), P(not stated) as entailment, contradiction and
+    neutral; none when there was no sentence to answer from). A description the model could not resolve leaves
+    the fact as it is; a question it could not answer is an error on the fact."""
+    questions: list[dict] = []
+    text, who = fact["text"], None
     try:
         text, who = resolved_fact(fact["text"], selected, fact.get("entities", []), ask, k, known)
-        questions += [who] if who else []
-        question = question_for(text, parse_fact(text))
-        entities = [*fact.get("entities", []), *([who["answer"]] if who and text != fact["text"] else [])]
-        spans = evidence_for_question(question, text, selected, entities, k)
-        record = answered(question, spans, ask, question.text, k)
-        questions.append(record)
-    except Exception as err:  # noqa: BLE001 - any model fault ends as an error on this fact
-        error = f"{type(err).__name__}: {str(err)[:160]}"
-    judged = []
-    if questions and not error:
-        last = questions[-1]
-        own = last["probs"].get(last["claimed"], 0.0)
-        other = max((p for o, p in last["probs"].items() if o not in (last["claimed"], NOT_STATED)), default=0.0)
-        source = quoted(last["answer"] if last["answer"] != NOT_STATED else last["claimed"], spans) or {}
-        judged.append({"title": source.get("title", ""), "sentence": source.get("sentence", ""),
-                       "probs": {"entailment": own, "contradiction": other,  # the likeliest other answer
-                                 "neutral": last["probs"].get(NOT_STATED, 0.0)}})
+    except ModelFault:
+        pass
+    questions += [who] if who else []
+    question = question_for(text, parse_fact(text))
+    entities = [*fact.get("entities", []), *([who["answer"]] if who and text != fact["text"] else [])]
+    spans = evidence_for_question(question, text, selected, entities, k)
+    judged, error = [], None
+    try:
+        last = answered(question, spans, ask, question.text, k)
+    except ModelFault as err:
+        error = str(err)
+    else:
+        questions.append(last)
+        if spans:
+            own = last["probs"].get(last["claimed"], 0.0)
+            other = max((p for o, p in last["probs"].items() if o not in (last["claimed"], NOT_STATED)), default=0.0)
+            source = quoted(last["answer"] if last["answer"] != NOT_STATED else last["claimed"], spans, question.kind)
+            judged.append({"title": source["title"], "sentence": source["sentence"],
+                           "probs": {"entailment": own, "contradiction": other,
+                                     "neutral": last["probs"].get(NOT_STATED, 0.0)}})
     return {"fact": fact["text"], "entities": fact.get("entities", []), "evidence": judged, "alignment": 1.0,
             "error": error, "questions": questions}
 
 
 def check_claim_qa(facts: list[dict], selected: list[dict], ask: Ask, rule: EnsembleRule, k: int) -> dict:
     """Every fact asked; the claim's verdict, confidence and reason (claimhop.verification.pipeline), and the
-    model calls it took (a description two facts share is asked once)."""
+    model calls it took (a description two facts share is asked once). A model fault becomes a ModelFault, so
+    only those end as an error on a fact; a fault in this code is raised."""
     known: dict[str, dict] = {}
     calls = 0
 
     def counted(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
         nonlocal calls
         calls += 1
-        return ask(evidence, question, options)
+        try:
+            return ask(evidence, question, options)
+        except Exception as err:  # noqa: BLE001 - whatever the model or its server raised
+            raise ModelFault(f"{type(err).__name__}: {str(err)[:160]}") from err
 
     result = checked_claim(facts, selected, lambda fact: check_fact_qa(fact, selected, counted, k, known), rule)
     return {**result, "calls": calls}

@@ -12,6 +12,7 @@ evidence gives; the answer takes the description's place, as the first hop of a 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from claimhop.entities.values import FactParse, Value
@@ -21,10 +22,17 @@ NOT_STATED = "not stated"
 LETTERS = "ABCDEFGH"
 WH = {"time": "When", "number": "What number", "nationality": "What nationality", "place": "Where",
       "name": "Who or what"}
-NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
-
-
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+# each word that names a number, a month or a scale, as the token it is compared by
+NUMBER_WORDS = {**{w: str(i) for i, w in enumerate(_UNITS)}, **{w: str(20 + 10 * i) for i, w in enumerate(_TENS)},
+                **{w: str(i + 1) for i, w in enumerate(_ORDINALS)}, **{w: f"month{i + 1}" for i, w in enumerate(_MONTHS)},
+                "hundred": "e2", "thousand": "e3", "million": "e6", "billion": "e9"}
+MAX_OTHERS = len(LETTERS) - 2  # the fact's own answer and "not stated" take two letters
 @dataclass(frozen=True)
 class Question:
     kind: str  # "value", "yes_no" or "who" (who a description is)
@@ -47,29 +55,42 @@ def who_question(description: str) -> Question:
     return Question("who", f'Who or what is "{description}"?', "")
 
 
-COMPARING = re.compile(r"\b(than|before|after|earlier|later|older|younger|longer|shorter|same)\b", re.IGNORECASE)
+# a comparison, a negation or an approximate amount: the fact's value is not the answer to a "which" question
+NOT_A_SPAN = re.compile(r"\b(than|before|after|earlier|later|older|younger|longer|shorter|same|not|never)\b|n't\b|"
+                        r"\b(at least|at most|about|approximately|nearly|almost|over|under)\s+\d", re.IGNORECASE)
 
 
 def question_for(fact: str, parse: FactParse) -> Question:
     """The value question when the fact has a value outside its subject, else the yes/no question. A comparison
-    ("X is younger than Y", "released before Y") gets the yes/no question too: its answer is no span of the
-    evidence, and blanking "Y" would ask for the wrong thing."""
-    if not parse.values or COMPARING.search(fact):
+    ("X is younger than Y", "released before Y"), a negation ("X is not British") or an approximate amount
+    ("over 2 million") gets the yes/no question too: blanking the value would ask for the wrong thing."""
+    if not parse.values or NOT_A_SPAN.search(fact):
         return yes_no_question(fact)
     return value_question(fact, parse.values[0])
 
 
-def _digits(text: str) -> set[str]:
-    words = [NUMBER_WORDS.get(w, w) for w in re.findall(r"[a-z]+|\d+", text.casefold().replace(",", ""))]
-    return {w for w in words if w.isdigit()}
+def number_tokens(text: str) -> list[str]:
+    """The numbers, months and scale words of an answer, in order: "July 4, 1970" -> month7, 4, 1970;
+    "2 million" -> 2, e6; "1st" -> 1."""
+    tokens = re.findall(r"\d+(?:\.\d+)?|[a-z]+", text.casefold().replace(",", ""))
+    out = []
+    for token in tokens:
+        token = re.sub(r"^(\d+)(st|nd|rd|th|s)$", r"\1", token)
+        if token[:1].isdigit():
+            out.append(token)
+        elif token in NUMBER_WORDS:
+            out.append(NUMBER_WORDS[token])
+    return out
 
 
 def same_value(a: str, b: str) -> bool:
-    """Whether two answers say the same: numbers and dates by their numbers ("1970" is "July 1970"), anything
-    else by a fuzzy match of one inside the other, accents folded ("Currie" is "Cherie Currie")."""
-    da, db = _digits(a), _digits(b)
-    if da or db:
-        return bool(da and db) and (da <= db or db <= da)
+    """Whether two answers say the same: numbers, dates and amounts by their numbers, months and scale words,
+    one's all within the other's ("1970" is "July 1970", not "1971"; "July 4" is not "June 4"; "2 million" is
+    not "2 billion"), anything else by a fuzzy match of one inside the other, accents folded ("Currie" is
+    "Cherie Currie")."""
+    na, nb = Counter(number_tokens(a)), Counter(number_tokens(b))
+    if na or nb:
+        return bool(na and nb) and (na <= nb or nb <= na)
     fa, fb = folded(a), folded(b)
     if not fa or not fb:
         return False
@@ -83,6 +104,7 @@ def options_for(question: Question, found: list[list[Value]], asked_text: str, l
     "not stated"; alphabetical, so the fact's own answer has no fixed place."""
     if question.kind == "yes_no":
         return ["no", NOT_STATED, "yes"]
+    limit = min(limit, MAX_OTHERS)
     kinds = {question.value_kind} if question.kind == "value" else {"name", "place"}
     chosen = [question.claimed] if question.claimed else []
     asked = folded(asked_text.replace("___", " "))
