@@ -165,7 +165,7 @@ def check_claim_qa(facts: list[dict], selected: list[dict], ask: Ask, rule: Ense
         calls += 1
         try:
             return ask(evidence, question, options)
-        except Exception as err:  # noqa: BLE001 - whatever the model or its server raised
+        except Exception as err:  # whatever the model or its server raised
             raise ModelFault(f"{type(err).__name__}: {str(err)[:160]}") from err
 
     result = checked_claim(facts, selected, lambda fact: check_fact_qa(fact, selected, counted, k, known), rule)
