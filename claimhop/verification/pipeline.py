@@ -43,7 +43,8 @@ def best_similarity(fact: str, spans: list[dict]) -> float:
     return float(np.max(vectors[1:] @ vectors[0]))
 
 
-def check_fact(fact: dict, selected: list[dict], judge: Judge, rule: EnsembleRule, k: int) -> dict:
+def check_fact(fact: dict, selected: list[dict], judge: Judge, k: int) -> dict:
+    """A fact's judged evidence and alignment; its verdict comes from the rule in `checked_claim`."""
     spans = evidence_for(fact["text"], fact.get("entities", []), selected, k)
     judged, error = [], None
     for span in spans:
@@ -56,9 +57,8 @@ def check_fact(fact: dict, selected: list[dict], judge: Judge, rule: EnsembleRul
                 if attempt == JUDGE_ATTEMPTS:
                     error = f"{type(err).__name__}: {str(err)[:160]}"
     alignment = alignment_score(fact["text"], fact.get("entities", []), spans, best_similarity(fact["text"], spans))
-    record = {"fact": fact["text"], "entities": fact.get("entities", []), "evidence": judged,
+    return {"fact": fact["text"], "entities": fact.get("entities", []), "evidence": judged,
               "alignment": alignment, "error": error}
-    return rejudge(record, rule)
 
 
 def rejudge(record: dict, rule: EnsembleRule) -> dict:
@@ -72,7 +72,7 @@ def rejudge(record: dict, rule: EnsembleRule) -> dict:
 
 def check_facts(facts: list[dict], selected: list[dict], judge: Judge, rule: EnsembleRule, k: int) -> dict:
     """Every fact checked; the claim's verdict, confidence and the reason for it."""
-    return checked_claim(facts, selected, lambda fact: check_fact(fact, selected, judge, rule, k), rule)
+    return checked_claim(facts, selected, lambda fact: check_fact(fact, selected, judge, k), rule)
 
 
 def checked_claim(facts: list[dict], selected: list[dict], check: Callable[[dict], dict], rule: EnsembleRule) -> dict:
