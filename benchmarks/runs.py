@@ -73,7 +73,7 @@ def cache_for(out: Path) -> Path:
     the run is answered from it), and a later run can replay from it what it would ask again. Keyed by the code
     too: a run of changed code re-asks the same claims, which a cache filled by the old code would answer."""
     from claimhop.cache_root import cache_root
-    from claimhop.cli.main import code_digest
+    from claimhop.evaluation.fingerprint import code_digest
 
     path = cache_root() / "bench-caches" / out.resolve().parent.name / f"{out.stem}-{code_digest().hex()[:8]}"
     path.mkdir(parents=True, exist_ok=True)

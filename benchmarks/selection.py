@@ -46,8 +46,9 @@ def record(claims_path: Path, out: Path, settings: dict[str, Any]) -> None:
                 "uid": claim["uid"], "num_hops": claim["num_hops"], "gold": claim["supporting_titles"],
                 "claim": claim["claim"],
                 "claim_entities": state.get("claim_entities", []), "gap_entities": state.get("gap_entities", []),
+                # what the later hop added is left out: `compare` replays it under each rule's settings
                 "candidates": [{k: c[k] for k in ("doc_id", "title", "retrieval_score", "found_by")}
-                               for c in state.get("candidates", {}).values()],
+                               for c in state.get("candidates", {}).values() if c["found_by"] != ["later_links"]],
                 "claim_ranking": [h.doc_id for h in retriever.search_fused(claim["claim"], 50, ctx.retrieval_mode)],
                 "selected": [d["title"] for d in state.get("selected", [])],
                 "model_calls": local_engine_stats()["calls"] - before,  # 0 when the cache replayed every call
@@ -71,25 +72,32 @@ def parse_rule(text: str) -> tuple[str, dict[str, Any]]:
 
 def compare(records_path: Path, rules: list[str]) -> None:
     from claimhop.retrieval.service import Hit, index_search
+    from claimhop.steps.bridging import later_hop
     from claimhop.steps.search import candidate
-    from claimhop.steps.selection import select_from
+    from claimhop.steps.selection import corpus_links, select_from
     from state.context import Context
+    from state.schema import merge_candidates
 
     rows = [row for row in json_objects(records_path) if "uid" in row]
-    corpus = index_search().corpus  # the bundled corpus the records' document ids index
-    titles, texts = corpus.titles, corpus.texts
+    search = index_search()
+    titles, texts = search.corpus.titles, search.corpus.texts  # the bundled corpus the records' document ids index
     # the claim as one hybrid search (its own first 21), which a rule must never lose a claim to
     hybrid = [all_gold_in([titles[i] for i in row["claim_ranking"]], row["gold"]) for row in rows]
+    links = corpus_links(search)
     results: dict[str, list[bool]] = {}
     for rule in rules:
         name, settings = parse_rule(rule)
         ctx = Context.from_any(settings)
         found = []
-        for row in rows:
+        for row in tqdm(rows, desc=name, unit="claim", leave=False):
             candidates = {c["title"]: {**c, "text": texts[c["doc_id"]]} for c in row["candidates"]}
+            if ctx.later_link_articles:  # the later hop runs after the recorded steps, so it is replayed exactly
+                linked, _ = later_hop(search, candidates, row["claim_entities"], ctx.later_link_articles,
+                                      ctx.later_link_weighting == "idf")
+                candidates = merge_candidates(candidates, linked)
             claim_ranking = [candidate(Hit(i, titles[i], 0.0, texts[i]), rank, "claim")
                              for rank, i in enumerate(row["claim_ranking"], start=1)]
-            selected = select_from(candidates, row["claim_entities"], row["gap_entities"], claim_ranking, ctx)
+            selected = select_from(candidates, row["claim_entities"], row["gap_entities"], claim_ranking, ctx, links)
             found.append(all_gold_in([d["title"] for d in selected], row["gold"]))
         results[name] = found
     base_name, base = next(iter(results.items()))

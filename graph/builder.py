@@ -1,5 +1,5 @@
 """The claimhop StateGraph: search the claim -> decompose -> early gap -> dual retrieval -> entities -> bridge -> gap loop ->
-select -> verify -> mitigate; a follow-up question on a checked thread goes intake -> follow_up.
+later links -> select -> verify -> mitigate; a follow-up question on a checked thread goes intake -> follow_up.
 Built once at import; `graph` is what langgraph.json serves."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from nodes import (
     follow_up,
     gap_loop,
     intake,
+    later_links,
     mitigate,
     search_claim,
     select_documents,
@@ -36,6 +37,7 @@ NODES = {
     "extract_entities": (extract_entities, False),
     "bridge": (bridge, True),
     "gap_loop": (gap_loop, True),
+    "later_links": (later_links, False),
     "select_documents": (select_documents, False),
     "verify": (verify, True),
     "mitigate": (mitigate, True),
@@ -58,6 +60,7 @@ def build_graph() -> StateGraph:
     builder.add_edge("extract_entities", "bridge")
     builder.add_conditional_edges("bridge", route_after_bridge)
     builder.add_conditional_edges("gap_loop", route_after_gap_loop)
+    builder.add_edge("later_links", "select_documents")
     builder.add_edge("select_documents", "verify")
     builder.add_edge("verify", "mitigate")
     builder.add_edge("mitigate", END)

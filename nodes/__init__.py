@@ -8,6 +8,7 @@ from nodes.extract_entities import extract_entities
 from nodes.follow_up import follow_up
 from nodes.gap_loop import gap_loop
 from nodes.intake import intake
+from nodes.later_links import later_links
 from nodes.mitigate import mitigate
 from nodes.search_claim import search_claim
 from nodes.select_documents import select_documents
@@ -15,5 +16,5 @@ from nodes.verify import verify
 
 __all__ = [
     "bridge", "decompose", "dual_retrieval", "early_gap", "extract_entities", "follow_up", "gap_loop", "intake",
-    "mitigate", "search_claim", "select_documents", "verify",
+    "later_links", "mitigate", "search_claim", "select_documents", "verify",
 ]

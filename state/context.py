@@ -94,6 +94,14 @@ class Context:
         "documents) or 'idf' (each naming weighted by how few articles in the collection name the target, so a "
         "country that thousands of articles name is a weak bridge)."
     )
+    later_link_articles: int = _setting(
+        1, "Articles added, after the bridge and the gap loop, by following the links of the articles the chain has "
+        "reached: those about a name the claim gives and those the bridge, link following and the gap loop found "
+        "('Anthony Bushell' -> 'Danger Man' -> its creator 'Ralph Smart'); no model call. 0 turns it off.", 0, 20
+    )
+    later_link_weighting: Literal["count", "idf"] = _setting(
+        "idf", "How that later hop ranks the articles it could add: as `link_weighting` does."
+    )
     top_k: int = _setting(21, "Documents kept by the entity-scored selection.", 1, 100)
     claim_k: int = _setting(
         21, "Selection: the claim's own search results (searched alone, as step 0 does) that are always candidates, "
@@ -105,6 +113,11 @@ class Context:
     coverage_decay: float = _setting(
         0.5, "Selection: what an entity is worth in the next document once one kept document has it (1: every "
         "document earns the full weight; below 1, documents are chosen one by one for what they add).", 0, 1
+    )
+    chain_weight: float = _setting(
+        1.0, "Selection: weight of a document that an already kept one names (the next link of a chain), times how "
+        "specific that link is (1 for an article no other names, about 0.2 for one thousands name). Chosen on 200 "
+        "HotpotQA questions: docs/recall.md.", 0, 10
     )
     claim_entity_weight: float = _setting(1.0, "Selection: weight of each claim entity a document mentions.", 0, 10)
     gap_entity_weight: float = _setting(0.5, "Selection: weight of each gap-analysis entity a document mentions.", 0, 10)

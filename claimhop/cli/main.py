@@ -229,38 +229,8 @@ def stop_at_once_on_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def code_digest() -> bytes:
-    """Hash of the code that decides a run's results, so a resumed eval never mixes rows of two versions."""
-    import hashlib
-
-    root = Path(__file__).resolve().parents[2]
-    digest = hashlib.sha256()
-    for package in ("graph", "nodes", "state", "claimhop"):
-        for path in sorted((root / package).rglob("*.py")):
-            if path.parent.name in {"cli", "server"} and path.parent.parent.name == "claimhop":
-                continue
-            digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
-    return digest.digest()
-
-
-def run_fingerprint(ctx: Context) -> str:
-    """What a results file's rows are keyed by: every setting as the run resolves it (so CLAIMHOP_* variables
-    count as much as --set), the optimised program and the code, so a resumed run never mixes two of them."""
-    import dataclasses
-    import hashlib
-
-    from claimhop.program import program_file
-
-    path = program_file(ctx.use_optimized_program, ctx.program_path)
-    program = path.read_bytes() if path else b""
-    from claimhop.lm.local_engine import EngineOptions
-
-    engine = dataclasses.asdict(EngineOptions.from_env()) if ctx.model == "local" else {}
-    settings = json.dumps([dataclasses.asdict(ctx), engine], sort_keys=True, default=str).encode()
-    return hashlib.sha256(settings + hashlib.sha256(program).digest() + code_digest()).hexdigest()[:16]
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
+    from claimhop.evaluation.fingerprint import system_fingerprint
     from claimhop.evaluation.runner import run_eval
     from claimhop.evaluation.systems import make_systems
 
@@ -272,10 +242,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return report_eval(out, claims, names, Path(args.plot) if args.plot else None, earlier)
     stop_at_once_on_ctrl_c()
     settings = _settings(args)
-    # a recall-only row has no verdict: never resumed as, or mixed with, a full run's row
-    fingerprint = run_fingerprint(preflight(settings)) + ("-recall" if args.recall_only else "")
+    ctx = preflight(settings)
+    # each system's rows are keyed by what decides them: a peer's survive a change to claimhop (fingerprint.py)
+    fingerprints = {name: system_fingerprint(name, ctx, args.recall_only) for name in names}
     systems = make_systems(names, settings, recall_only=args.recall_only)
-    rows = run_eval(claims, systems, out, fingerprint)
+    rows = run_eval(claims, systems, out, fingerprints)
     write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims", earlier)
     return 0
 
@@ -387,6 +358,8 @@ def cmd_eval_verify(args: argparse.Namespace) -> int:
     retrieved = retrieved_titles(Path(args.retrieved_from) if args.retrieved_from else None)
     if "retrieved" in kinds:
         claims = claims_with_retrieved_documents(claims, retrieved, args.retrieved_from)
+    from claimhop.evaluation.fingerprint import run_fingerprint
+
     ctx = preflight(_settings(args))
     fingerprint = run_fingerprint(ctx)
     rows = run_verify_eval(claims, systems, kinds, load_corpus(ctx.corpus_path or BUNDLED_CORPUS), retrieved, ctx,

@@ -41,19 +41,24 @@ def finished_rows(path: Path, fingerprint: str) -> dict[tuple[str, str], dict]:
 
 
 def recorded_run(path: Path, claims: list[dict], systems: list[str], command: str = "claimhop eval") -> tuple[list[dict], str]:
-    """The rows of the run recorded in `path` (its most common fingerprint) for the claims every one of
-    `systems` has finished, so a report on a run still going (or frozen at other code) compares like with like."""
+    """The rows of the run recorded in `path` (for each system, its most common fingerprint: a peer's rows
+    carry over from run to run, claimhop's change with its code) for the claims every one of `systems` has
+    finished, so a report on a run still going (or frozen at other code) compares like with like."""
     rows = rows_in(path)
     if not rows:
         raise ValueError(f"no result rows (with a system and a claim uid) in {path}: run `{command} --out {path}` first")
-    fingerprint = Counter(row.get("fingerprint") for row in rows).most_common(1)[0][0]
-    done = {(row["system"], row["uid"]): row for row in rows if row.get("fingerprint") == fingerprint}
-    missing = [s for s in systems if not any(key[0] == s for key in done)]
+    present = {row["system"] for row in rows}
+    missing = [s for s in systems if s not in present]
     if missing:
-        raise ValueError(f"{path} has no rows of system(s) {', '.join(missing)}; "
-                         f"it has {', '.join(sorted({key[0] for key in done}))}")
+        raise ValueError(f"{path} has no rows of system(s) {', '.join(missing)}; it has {', '.join(sorted(present))}")
+    keys = {s: Counter(row.get("fingerprint") for row in rows if row["system"] == s).most_common(1)[0][0]
+            for s in systems}
+    done = {(row["system"], row["uid"]): row for row in rows
+            if row["system"] in keys and row.get("fingerprint") == keys[row["system"]]}
     complete = [c for c in claims if all((s, c["uid"]) in done for s in systems)]
-    return [done[(s, c["uid"])] for c in complete for s in systems], fingerprint
+    distinct = list(dict.fromkeys(keys.values()))
+    label = distinct[0] if len(distinct) == 1 else ", ".join(f"{s} {k}" for s, k in keys.items())
+    return [done[(s, c["uid"])] for c in complete for s in systems], label
 
 
 def append_row(path: Path, row: dict) -> None:
@@ -65,11 +70,13 @@ def append_row(path: Path, row: dict) -> None:
 
 
 def run_eval(
-    claims: list[dict], systems: dict[str, SystemFn], out: Path, fingerprint: str
+    claims: list[dict], systems: dict[str, SystemFn], out: Path, fingerprints: dict[str, str]
 ) -> list[dict]:
-    """Every (system, claim) pair not yet in `out`; returns all rows for these claims and systems."""
+    """Every (system, claim) pair not yet in `out` under that system's fingerprint; returns all rows for these
+    claims and systems."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    done = finished_rows(out, fingerprint)
+    done = {(row["system"], row["uid"]): row for row in rows_in(out)
+            if row.get("fingerprint") == fingerprints.get(row["system"])}
     todo = [(s, c) for c in claims for s in systems if (s, c["uid"]) not in done]
     hits: dict[str, list[float]] = {s: [] for s in systems}
     for (system, uid), row in done.items():
@@ -80,7 +87,7 @@ def run_eval(
         for system, claim in todo:
             result: dict[str, Any] = timed(systems[system], claim["claim"])
             row = {
-                "fingerprint": fingerprint, "system": system, "uid": claim["uid"],
+                "fingerprint": fingerprints[system], "system": system, "uid": claim["uid"],
                 "num_hops": claim.get("num_hops"), "label": claim.get("label"),
                 "gold": claim["supporting_titles"], **retrieval_metrics(result["titles"], claim["supporting_titles"]),
                 **result,

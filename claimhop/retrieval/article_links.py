@@ -61,6 +61,10 @@ class ArticleLinks:
         by thousands of articles, is a weak bridge; an article named by two is a strong one."""
         return math.log((len(self.offsets)) / (1 + int(self.times_named[article])))
 
+    def relative_specificity(self, article: int) -> float:
+        """`specificity` over its largest value: 1 for an article no other names, about 0.2 for "United States"."""
+        return self.specificity(article) / math.log(len(self.offsets))
+
     def named_by(self, article: int) -> list[int]:
         return self.targets[self.offsets[article]:self.offsets[article + 1]].tolist()
 

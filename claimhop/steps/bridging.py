@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import zip_longest
 
-from claimhop.entities.matching import mentions
+from claimhop.entities.matching import is_about, mentions
 from claimhop.retrieval.service import Hit, SearchEngine
 from claimhop.retrieval.titles import normalize_title
 from claimhop.steps.search import candidate
@@ -65,23 +65,51 @@ def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limi
     """Articles not yet found that the best documents so far name most often (`claimhop.retrieval.article_links`), each
     naming weighted, with `by_specificity`, by how few articles name the target. Nothing for an engine without
     the bundled corpus's indexes (an external engine)."""
+    best = sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]
+    return linked_articles(retriever, candidates, [c["doc_id"] for c in best], limit, by_specificity, "links")
+
+
+LATER_STEPS = ("bridge", "links", "gap_loop")  # steps whose documents are a hop further along the chain
+
+
+def later_link_sources(candidates: dict[str, Candidate], claim_entities: list[str]) -> list[int]:
+    """Where the chain goes on from: the articles about a name the claim gives (the chain starts there), then
+    what the bridge, link following and the gap loop found, best first. "Anthony Bushell" names "Danger Man",
+    and only "Danger Man" names its creator "Ralph Smart"."""
+    own = [c for c in candidates.values() if any(is_about(e, c["title"]) for e in claim_entities)]
+    later = sorted((c for c in candidates.values() if c not in own and any(
+        step.startswith(LATER_STEPS) for step in c["found_by"])), key=lambda c: -c["retrieval_score"])
+    return [c["doc_id"] for c in [*own, *later][:LINK_SOURCES]]
+
+
+def linked_articles(retriever: SearchEngine, candidates: dict[str, Candidate], sources: list[int], limit: int,
+                    by_specificity: bool, step: str) -> tuple[dict[str, Candidate], list[Hop]]:
+    """Up to `limit` articles that `sources` (best first) name and no candidate is yet, as candidates found by
+    `step`, with a hop per source. Nothing for an engine without the bundled corpus's indexes (an external one)."""
     from claimhop.retrieval.article_links import article_links, rank_linked
 
     own = retriever.own_corpus()
-    if own is None or not candidates:
+    if own is None or not candidates or not sources or limit <= 0:
         return {}, []
     corpus, folder = own
     links = article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
-    best = [c["doc_id"] for c in sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]]
     known = [c["doc_id"] for c in candidates.values()]
     found: dict[str, Candidate] = {}
     by_source: dict[str, list[str]] = {}
-    ranked = rank_linked(links.pairs(best), best, limit, exclude=known,
+    ranked = rank_linked(links.pairs(sources), sources, limit, exclude=known,
                          weight=links.specificity if by_specificity else None)
     for rank, (source, target) in enumerate(ranked, start=1):
         title = corpus.titles[target]
-        found[title] = candidate(Hit(target, title, 0.0, corpus.texts[target]), rank, "links")
+        found[title] = candidate(Hit(target, title, 0.0, corpus.texts[target]), rank, step)
         by_source.setdefault(corpus.titles[source], []).append(title)
-    hops: list[Hop] = [{"step": "links", "query": f"named by {source}", "titles": titles}
+    hops: list[Hop] = [{"step": step, "query": f"named by {source}", "titles": titles}
                        for source, titles in by_source.items()]
     return found, hops
+
+
+def later_hop(retriever: SearchEngine, candidates: dict[str, Candidate], claim_entities: list[str], limit: int,
+              by_specificity: bool) -> tuple[dict[str, Candidate], list[Hop]]:
+    """The chain's next hop, after the bridge and the gap loop: the articles that the claim's own articles and
+    the later hops' documents name (`later_link_sources`), the most specific first with `by_specificity`."""
+    sources = later_link_sources(candidates, claim_entities)
+    return linked_articles(retriever, candidates, sources, limit, by_specificity, "later_links")

@@ -5,23 +5,27 @@ from __future__ import annotations
 from claimhop.steps.answer import references_block
 from claimhop.steps.common import retriever_for
 from claimhop.steps.provenance import explain_document, mentioned_title, named_phrase
+from claimhop.steps.selection import corpus_links
 from claimhop.verification.citations import cited_numbers, drop_invalid_citations
 from state.context import Context
 from state.schema import Evidence, State
 
 
 def about_a_document(question: str, state: State, ctx: Context) -> str | None:
-    """The provenance answer when the question names a document (retrieved or not), else None."""
+    """The provenance answer when the question names a document (retrieved or not), else None. Scores are
+    recomputed the way selection made them (with the corpus's links, for its chains)."""
+    retriever = retriever_for(ctx)
+    links = corpus_links(retriever)
     title = mentioned_title(question, list(state.get("candidates", {})))  # every hop's titles are candidates
     if title:
-        return explain_document(title, state, ctx, in_collection=True)
+        return explain_document(title, state, ctx, True, links)
     phrase = named_phrase(question)
     if not phrase:
         return None
-    hits = retriever_for(ctx).by_title(phrase, limit=1)
+    hits = retriever.by_title(phrase, limit=1)
     if hits:
-        return explain_document(hits[0].title, state, ctx, in_collection=True)
-    return explain_document(phrase, state, ctx, in_collection=False)
+        return explain_document(hits[0].title, state, ctx, True, links)
+    return explain_document(phrase, state, ctx, False, links)
 
 
 def grounded_answer(text: str, evidence: list[Evidence]) -> str:

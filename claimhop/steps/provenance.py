@@ -9,6 +9,7 @@ import re
 
 from rapidfuzz import fuzz
 
+from claimhop.retrieval.article_links import ArticleLinks
 from claimhop.retrieval.titles import normalize_title
 from claimhop.steps.selection import candidate_pool, score_candidates
 from state.context import Context
@@ -68,7 +69,8 @@ def _why_score(doc: SelectedDoc) -> str:
     return "; ".join(parts)
 
 
-def explain_document(title: str, state: State, ctx: Context, in_collection: bool) -> str:
+def explain_document(title: str, state: State, ctx: Context, in_collection: bool, links: ArticleLinks | None = None
+                     ) -> str:
     """A few sentences on one document: where it came from, its score, and why it made the cut or not."""
     hops = state.get("hops", [])
     selected = {d["title"]: d for d in state.get("selected", [])}
@@ -81,7 +83,8 @@ def explain_document(title: str, state: State, ctx: Context, in_collection: bool
         return f'"{title}" was kept: rank {doc["rank"]} of {len(selected)} ({_why_score(doc)}). {source}{cite}'.strip()
     candidates = candidate_pool(state.get("candidates", {}), state.get("claim_ranking", []), ctx)
     if title in candidates:
-        ranked = score_candidates(candidates, state.get("claim_entities", []), state.get("gap_entities", []), ctx)
+        ranked = score_candidates(candidates, state.get("claim_entities", []), state.get("gap_entities", []), ctx,
+                                  links)
         doc = next(d for d in ranked if d["title"] == title)
         cutoff = ranked[min(len(selected), len(ranked)) - 1] if selected else None
         below = (f', below the last kept document "{cutoff["title"]}" (score {cutoff["score"]:.2f})'

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from claimhop.entities.matching import is_about, mentions
 from claimhop.entities.ner import unique
+from claimhop.retrieval.tuned_search import TunedSearch
 from claimhop.retrieval.titles import normalize_title
+from claimhop.steps.search import RRF_K
 from state.context import Context
 from state.schema import Candidate, SelectedDoc
-
 
 def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus: float) -> dict[str, float]:
     """The entities the document mentions, each with its weight (an entity that is the document's title counts
@@ -22,16 +23,22 @@ def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus:
 
 
 def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
-                     ctx: Context) -> list[SelectedDoc]:
+                     ctx: Context, links: ArticleLinks | None = None) -> list[SelectedDoc]:
     """All candidates, best first. score = retrieval_weight * fused retrieval score (0-1) + the claim's and the
-    gap analyses' entity weights + a bonus for both. With `coverage_decay` below 1 the order is built one
-    document at a time, and an entity the documents already chosen have is worth `coverage_decay` times less
-    for each of them: a document earns what it adds, so ten articles naming "Florida" do not crowd out the one
-    about the claim's other name."""
+    gap analyses' entity weights + a bonus for both + chain_weight * how specific a link to it is, when a
+    document already chosen names it.
+
+    The order is built one document at a time (when `coverage_decay` is below 1 or `chain_weight` above 0):
+    - an entity the documents already chosen have is worth `coverage_decay` times less for each of them, so a
+      document earns what it adds, and ten articles naming "Florida" do not crowd out the one about the claim's
+      other name;
+    - a document that a chosen one names is the next link of a chain ("Buddy Baker" names the film he scored),
+      worth more the fewer articles name it (`ArticleLinks.relative_specificity`): "United States", which
+      thousands name, is no link at all. `links` is the corpus's link table (none for an external engine)."""
     claim_entities = unique(claim_entities)
     gap_entities = [e for e in unique(gap_entities) if e.casefold() not in {c.casefold() for c in claim_entities}]
     top = max((c["retrieval_score"] for c in candidates.values()), default=1.0) or 1.0
-    docs: list[tuple[SelectedDoc, dict[str, float], dict[str, float]]] = []
+    docs: list[tuple[SelectedDoc, dict[str, float], dict[str, float], int]] = []
     for cand in candidates.values():
         normalized = normalize_title(f"{cand['title']} {cand['text']}")
         claim_hits = _matched(claim_entities, cand, normalized, ctx.title_match_weight)
@@ -41,22 +48,25 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
             "retrieval_score": round(cand["retrieval_score"] / top, 4), "claim_entities": list(claim_hits),
             "gap_entities": list(gap_hits), "found_by": cand["found_by"],
         }
-        docs.append((doc, claim_hits, gap_hits))
-    had: dict[str, int] = {}  # how many chosen documents have each entity (coverage_decay < 1 only)
+        docs.append((doc, claim_hits, gap_hits, cand["doc_id"]))
+    chained = links is not None and ctx.chain_weight > 0
+    had: dict[str, int] = {}  # how many chosen documents have each entity
+    named: dict[int, float] = {}  # documents the chosen ones name, by the specificity of that link
 
     def worth(hits: dict[str, float]) -> float:
         return sum(weight * ctx.coverage_decay ** had.get(entity, 0) for entity, weight in hits.items())
 
-    def score(item: tuple[SelectedDoc, dict[str, float], dict[str, float]]) -> float:
-        doc, claim_hits, gap_hits = item
+    def score(item: tuple[SelectedDoc, dict[str, float], dict[str, float], int]) -> float:
+        doc, claim_hits, gap_hits, doc_id = item
         return (ctx.retrieval_weight * doc["retrieval_score"] + ctx.claim_entity_weight * worth(claim_hits)
-                + ctx.gap_entity_weight * worth(gap_hits) + (ctx.both_bonus if claim_hits and gap_hits else 0.0))
+                + ctx.gap_entity_weight * worth(gap_hits) + (ctx.both_bonus if claim_hits and gap_hits else 0.0)
+                + ctx.chain_weight * named.get(doc_id, 0.0))
 
-    def order(item: tuple[SelectedDoc, dict[str, float], dict[str, float]]) -> tuple:
+    def order(item: tuple[SelectedDoc, dict[str, float], dict[str, float], int]) -> tuple:
         return -score(item), -item[0]["retrieval_score"], item[0]["title"]
 
     ranked: list[SelectedDoc] = []
-    if ctx.coverage_decay >= 1.0:
+    if ctx.coverage_decay >= 1.0 and not chained:
         for item in sorted(docs, key=order):
             item[0]["score"] = round(score(item), 4)
             ranked.append(item[0])
@@ -69,9 +79,23 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
             remaining.remove(best)
             for entity in (*best[1], *best[2]):
                 had[entity] = had.get(entity, 0) + 1
+            if chained:
+                for target in links.named_by(best[3]):
+                    named[target] = max(named.get(target, 0.0), links.relative_specificity(target))
     for rank, doc in enumerate(ranked, start=1):
         doc["rank"] = rank
     return ranked
+
+
+def corpus_links(retriever: SearchEngine) -> ArticleLinks | None:
+    """The link table of the engine's corpus (claimhop's own indexes), for selection's chains; None otherwise."""
+    from claimhop.retrieval.article_links import article_links
+
+    own = retriever.own_corpus()
+    if own is None:
+        return None
+    corpus, folder = own
+    return article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
 
 
 def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candidate], ctx: Context
@@ -84,12 +108,13 @@ def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candida
 
 
 def select_from(candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
-                claim_ranking: list[Candidate], ctx: Context) -> list[SelectedDoc]:
+                claim_ranking: list[Candidate], ctx: Context, links: ArticleLinks | None = None
+                ) -> list[SelectedDoc]:
     """The `top_k` best candidates, in score order. The claim's own first `claim_k` search results join the
     candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
     high is evidence the entity scores may not see (a name the planner did not write down)."""
     pool = candidate_pool(candidates, claim_ranking, ctx)
-    ranked = score_candidates(pool, claim_entities, gap_entities, ctx)
+    ranked = score_candidates(pool, claim_entities, gap_entities, ctx, links)
     floor = {c["title"] for c in claim_ranking[: ctx.claim_floor]} & set(pool)
     if not floor:
         return ranked[: ctx.top_k]

@@ -64,7 +64,7 @@ def test_against_compares_each_system_with_the_same_system_of_an_earlier_run_cla
 
 
 def test_rows_are_keyed_by_settings_as_resolved_so_an_environment_variable_starts_a_fresh_run(monkeypatch, tmp_path):
-    from claimhop.cli.main import run_fingerprint
+    from claimhop.evaluation.fingerprint import run_fingerprint
     from state.context import Context
 
     before = run_fingerprint(Context())
@@ -76,3 +76,41 @@ def test_rows_are_keyed_by_settings_as_resolved_so_an_environment_variable_start
     first = run_fingerprint(Context(program_path=str(program)))
     program.write_text('{"decompose": {}}')
     assert run_fingerprint(Context(program_path=str(program))) != first  # the program's content counts too
+
+
+def test_a_peers_rows_are_keyed_by_its_own_settings_and_code_so_they_survive_a_change_to_claimhop():
+    """HoverMultiHop costs over a minute a claim: a change to claimhop's graph or defaults must not re-run it."""
+    from claimhop.evaluation.fingerprint import PEERS, ROOT, _python_files, system_fingerprint
+    from state.context import Context
+
+    base = Context()
+    graph_change = Context(claim_floor=5, link_articles=7, verifier="qa")
+    for peer in ("bm25", "hybrid", "hovermultihop"):
+        assert system_fingerprint(peer, graph_change) == system_fingerprint(peer, base)
+        assert system_fingerprint(peer, base, recall_only=True) == system_fingerprint(peer, base)
+    assert system_fingerprint("claimhop", graph_change) != system_fingerprint("claimhop", base)
+    assert system_fingerprint("hybrid", Context(bm25_weight=2.0)) != system_fingerprint("hybrid", base)
+    assert system_fingerprint("hovermultihop", Context(model="openai/x")) != system_fingerprint("hovermultihop", base)
+    assert system_fingerprint("bm25", Context(model="openai/x")) == system_fingerprint("bm25", base)
+    code = {p.relative_to(ROOT).as_posix() for p in _python_files(PEERS["hovermultihop"][1])}
+    assert "claimhop/evaluation/baselines/hover_multihop.py" in code and "claimhop/lm/local_engine.py" in code
+    assert not any(path.startswith(("nodes/", "graph/", "claimhop/steps/selection")) for path in code)
+
+
+def test_a_resumed_eval_keeps_the_peers_rows_and_reruns_only_the_changed_system(tmp_path):
+    from claimhop.evaluation.runner import append_row, run_eval
+
+    claims = [{"uid": "c1", "claim": "claim one", "supporting_titles": ["A"], "num_hops": 2, "label": "SUPPORTED"}]
+    out = tmp_path / "eval.jsonl"
+    append_row(out, {**_row("hovermultihop", "c1", 1.0, "peer-key"), "titles": ["A"]})
+    append_row(out, {**_row("claimhop", "c1", 0.0, "old-claimhop"), "titles": ["B"]})
+    ran: list[str] = []
+
+    def system(name):
+        return lambda claim: ran.append(name) or {"titles": ["A"]}
+
+    rows = run_eval(claims, {"hovermultihop": system("hovermultihop"), "claimhop": system("claimhop")}, out,
+                    {"hovermultihop": "peer-key", "claimhop": "new-claimhop"})
+    assert ran == ["claimhop"]
+    assert [(r["system"], r["fingerprint"], r["recall@21"]) for r in rows] == [
+        ("hovermultihop", "peer-key", 1.0), ("claimhop", "new-claimhop", 1.0)]

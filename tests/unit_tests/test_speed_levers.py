@@ -184,7 +184,7 @@ def test_the_gap_loop_stops_when_its_next_prompt_would_show_the_same_documents()
     shown = found_so_far({"candidates": candidates})
     low = {**candidates, "Low": doc("Low", 0.1)}  # new, but below the eight shown
     state = {"iteration": 1, "gap_complete": False, "new_last_round": 1, "gap_shown": shown}
-    assert route_after_gap_loop({**state, "candidates": low}, runtime) == "select_documents"
+    assert route_after_gap_loop({**state, "candidates": low}, runtime) == "later_links"
     high = {**candidates, "High": doc("High", 99.0)}
     assert route_after_gap_loop({**state, "candidates": high}, runtime) == "gap_loop"
 

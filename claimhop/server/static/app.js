@@ -3,11 +3,11 @@
 "use strict";
 
 const NODES = ["intake", "search_claim", "decompose", "early_gap", "dual_retrieval", "extract_entities", "bridge", "gap_loop",
-  "select_documents", "verify", "mitigate"];
+  "later_links", "select_documents", "verify", "mitigate"];
 const LABELS = {
   intake: "Read the claim", search_claim: "First documents", decompose: "Sub-questions", early_gap: "Early gap analysis",
   dual_retrieval: "Dual-phase retrieval", extract_entities: "Entities in the documents",
-  bridge: "Bridging entities", gap_loop: "Gap loop", select_documents: "Selection", verify: "Verify",
+  bridge: "Bridging entities", gap_loop: "Gap loop", later_links: "Next hop by links", select_documents: "Selection", verify: "Verify",
   mitigate: "Cited answer", follow_up: "Follow-up",
 };
 const STREAM_MODES = ["values", "messages-tuple", "custom", "updates"];
@@ -156,7 +156,7 @@ function nodeFinished(node) {
     setNodeState(node, "done");
   }
   ui.nodeStarted = now;
-  if (node === "select_documents" && !timelineItem("gap_loop")?.dataset.runs) {
+  if (node === "later_links" && !timelineItem("gap_loop")?.dataset.runs) {
     // the gap loop is entered only when a name of the claim has no document yet (or when asked to always run)
     setNodeState("gap_loop", "skipped");
     nodeDetail("gap_loop", Number($("max-iterations").value) === 0 ? "turned off"
@@ -165,8 +165,8 @@ function nodeFinished(node) {
   if (node === "mitigate") return;
   let next = NODES[NODES.indexOf(node) + 1];
   // the conditional edges decide what follows bridge and each gap round; this is the likely next step
-  if (node === "bridge" && Number($("max-iterations").value) === 0) next = "select_documents";
-  if (node === "gap_loop") next = "select_documents";
+  if (node === "bridge" && Number($("max-iterations").value) === 0) next = "later_links";
+  if (node === "gap_loop") next = "later_links";
   setNodeState(next, "running");
 }
 

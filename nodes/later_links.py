@@ -1,0 +1,30 @@
+"""Step 6b: the chain's next hop: follow the links of the articles it has reached (no model call).
+
+Link following in `bridge` reads the best documents of the first searches. The articles the claim names, and
+what the bridge and the gap loop found, are a hop further along the chain, and their own links are the next
+hop: "Anthony Bushell" names "Danger Man", and only "Danger Man" names its creator "Ralph Smart". It runs after
+the gap loop, so it changes no prompt: a rerun replays every model call from the DSPy cache."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from claimhop.steps.bridging import later_hop
+from claimhop.steps.common import emit, retriever_for, say, settings_of
+from state.context import Context
+from state.schema import State
+
+
+def later_links(state: State, runtime: Runtime[Context]) -> dict:
+    """Add the articles that the claim's own articles and the later hops' documents name, most specific first."""
+    ctx = settings_of(runtime)
+    found, hops = later_hop(retriever_for(ctx), state.get("candidates", {}), state.get("claim_entities", []),
+                            ctx.later_link_articles, ctx.later_link_weighting == "idf")
+    for hop in hops:
+        emit("later_links", event="hop", **hop)
+    return {
+        "candidates": found,
+        "hops": hops,
+        "messages": [say("later_links", f"Followed the links of the articles reached: {len(found)} new documents"
+                         + (f" ({', '.join(found)})." if found else "."))],
+    }
