@@ -6,7 +6,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from claimhop.entities.matching import is_about
-from claimhop.steps.bridging import SHOWN_TO_LM, choose, fetch_entities, follow_links
+from claimhop.steps.bridging import SHOWN_TO_LM, choose, fetch_entities, follow_links, generic_names
 from claimhop.steps.common import (
     call_lm,
     clean_list,
@@ -25,7 +25,8 @@ def bridge(state: State, runtime: Runtime[Context]) -> dict:
     ctx = settings_of(runtime)
     retriever = retriever_for(ctx)
     ranked = [e for e in state.get("doc_entities", []) if not any(is_about(e, t) for t in state.get("candidates", {}))]
-    shown = ranked[:SHOWN_TO_LM]
+    generic = generic_names(retriever, ranked, ctx.generic_links)  # "United States" bridges nothing
+    shown = [e for e in ranked if e not in generic][:SHOWN_TO_LM]
     picked: list[str] = []
     calls = 0
     degraded = None
@@ -47,7 +48,7 @@ def bridge(state: State, runtime: Runtime[Context]) -> dict:
     looked_up = list(entities)
     if ctx.link_articles:
         linked, link_hops = follow_links(retriever, state.get("candidates", {}), ctx.link_articles,
-                                                 by_specificity=ctx.link_weighting == "idf")
+                                         by_specificity=ctx.link_weighting == "idf", generic=ctx.generic_links)
         found = {**linked, **found}
         hops += link_hops
         looked_up += [t for t in linked if t not in looked_up]

@@ -19,9 +19,10 @@ def later_links(state: State, runtime: Runtime[Context]) -> dict:
     """Add the articles that the claim's own articles and the later hops' documents name, most specific first."""
     ctx = settings_of(runtime)
     found, hops = later_hop(retriever_for(ctx), state.get("candidates", {}), state.get("claim_entities", []),
-                            ctx.later_link_articles, ctx.later_link_weighting == "idf")
+                            ctx.later_link_articles, ctx.later_link_weighting == "idf", ctx.generic_links)
     for hop in hops:
         emit("later_links", event="hop", **hop)
+    emit("later_links", event="linked", titles=list(found))
     return {
         "candidates": found,
         "hops": hops,

@@ -94,6 +94,11 @@ class Context:
         "documents) or 'idf' (each naming weighted by how few articles in the collection name the target, so a "
         "country that thousands of articles name is a weak bridge)."
     )
+    generic_links: int = _setting(
+        0, "An article that this many others name or more (a country, a city, a broadcaster) is no bridge: the bridge "
+        "does not look it up and link following never adds it. Such articles (28 of 24,729 name >= 100) are gold in 3 "
+        "of 4,344 HotpotQA gold uses. 0 turns this off.", 0, 100000
+    )
     later_link_articles: int = _setting(
         1, "Articles added, after the bridge and the gap loop, by following the links of the articles the chain has "
         "reached: those about a name the claim gives and those the bridge, link following and the gap loop found "

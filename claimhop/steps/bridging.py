@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from itertools import zip_longest
 
+import numpy as np
+
 from claimhop.entities.matching import is_about, mentions
 from claimhop.retrieval.service import Hit, SearchEngine
 from claimhop.retrieval.titles import normalize_title
@@ -60,13 +62,31 @@ def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
     return chosen
 
 
-def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limit: int, by_specificity: bool = False
-                 ) -> tuple[dict[str, Candidate], list[Hop]]:
+def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limit: int, by_specificity: bool = False,
+                 generic: int = 0) -> tuple[dict[str, Candidate], list[Hop]]:
     """Articles not yet found that the best documents so far name most often (`claimhop.retrieval.article_links`), each
     naming weighted, with `by_specificity`, by how few articles name the target. Nothing for an engine without
     the bundled corpus's indexes (an external engine)."""
     best = sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]
-    return linked_articles(retriever, candidates, [c["doc_id"] for c in best], limit, by_specificity, "links")
+    return linked_articles(retriever, candidates, [c["doc_id"] for c in best], limit, by_specificity, "links", generic)
+
+
+def generic_names(retriever: SearchEngine, names: list[str], generic: int) -> set[str]:
+    """The names whose own article `generic` or more articles name (a country, a city, a broadcaster): no bridge.
+    None for an engine without the bundled corpus's link table, or with `generic` 0."""
+    from claimhop.retrieval.article_links import article_links
+
+    own = retriever.own_corpus()
+    if own is None or generic <= 0:
+        return set()
+    corpus, folder = own
+    links = article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
+    found = set()
+    for name in names:
+        hits = retriever.by_title(name, limit=1)
+        if hits and links.times_named[hits[0].doc_id] >= generic:
+            found.add(name)
+    return found
 
 
 LATER_STEPS = ("bridge", "links", "gap_loop")  # steps whose documents are a hop further along the chain
@@ -83,9 +103,10 @@ def later_link_sources(candidates: dict[str, Candidate], claim_entities: list[st
 
 
 def linked_articles(retriever: SearchEngine, candidates: dict[str, Candidate], sources: list[int], limit: int,
-                    by_specificity: bool, step: str) -> tuple[dict[str, Candidate], list[Hop]]:
+                    by_specificity: bool, step: str, generic: int = 0) -> tuple[dict[str, Candidate], list[Hop]]:
     """Up to `limit` articles that `sources` (best first) name and no candidate is yet, as candidates found by
-    `step`, with a hop per source. Nothing for an engine without the bundled corpus's indexes (an external one)."""
+    `step`, with a hop per source; never an article `generic` or more articles name (when above 0). Nothing for
+    an engine without the bundled corpus's indexes (an external one)."""
     from claimhop.retrieval.article_links import article_links, rank_linked
 
     own = retriever.own_corpus()
@@ -94,6 +115,8 @@ def linked_articles(retriever: SearchEngine, candidates: dict[str, Candidate], s
     corpus, folder = own
     links = article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
     known = [c["doc_id"] for c in candidates.values()]
+    if generic > 0:
+        known += np.flatnonzero(links.times_named >= generic).tolist()
     found: dict[str, Candidate] = {}
     by_source: dict[str, list[str]] = {}
     ranked = rank_linked(links.pairs(sources), sources, limit, exclude=known,
@@ -108,8 +131,8 @@ def linked_articles(retriever: SearchEngine, candidates: dict[str, Candidate], s
 
 
 def later_hop(retriever: SearchEngine, candidates: dict[str, Candidate], claim_entities: list[str], limit: int,
-              by_specificity: bool) -> tuple[dict[str, Candidate], list[Hop]]:
+              by_specificity: bool, generic: int = 0) -> tuple[dict[str, Candidate], list[Hop]]:
     """The chain's next hop, after the bridge and the gap loop: the articles that the claim's own articles and
     the later hops' documents name (`later_link_sources`), the most specific first with `by_specificity`."""
     sources = later_link_sources(candidates, claim_entities)
-    return linked_articles(retriever, candidates, sources, limit, by_specificity, "later_links")
+    return linked_articles(retriever, candidates, sources, limit, by_specificity, "later_links", generic)

@@ -88,3 +88,15 @@ def test_the_graph_runs_the_later_hop_after_the_gap_loop_and_records_it(monkeypa
     assert all(final["candidates"][t]["found_by"] == ["later_links"] for h in later for t in h["titles"])
     _, off, _ = run(monkeypatch, small_corpus, answers(), later_link_articles=0, **settings)
     assert not [h for h in off["hops"] if h["step"] == "later_links"]
+
+
+def test_an_article_that_many_others_name_is_no_bridge(chain):
+    """London and ITC Entertainment are named by five articles each here: with generic_links=5 the bridge does
+    not look them up and no link hop adds them, so counting links finds the creator instead."""
+    from claimhop.steps.bridging import generic_names
+
+    assert generic_names(chain, ["London", "Ralph Smart", "Nobody Known"], 5) == {"London"}
+    assert generic_names(chain, ["London"], 0) == set()  # off
+    candidates = {**found(chain, "Anthony Bushell", "phase1"), **found(chain, "Danger Man", "links")}
+    by_count, _ = later_hop(chain, candidates, ["Anthony Bushell"], 1, by_specificity=False, generic=5)
+    assert list(by_count) == ["Ralph Smart"]
