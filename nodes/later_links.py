@@ -22,10 +22,15 @@ def later_links(state: State, runtime: Runtime[Context]) -> dict:
                             ctx.later_link_articles, ctx.later_link_weighting == "idf", ctx.generic_links)
     for hop in hops:
         emit("later_links", event="hop", **hop)
-    emit("later_links", event="linked", titles=list(found))
+    if ctx.later_link_articles <= 0:
+        status = "turned off (later_link_articles=0)"
+    elif retriever_for(ctx).own_corpus() is None:
+        status = "not possible: this search engine has no link table"
+    else:
+        status = f"{len(found)} new documents" + (f" ({', '.join(found)})" if found else "")
+    emit("later_links", event="linked", titles=list(found), status=status)
     return {
         "candidates": found,
         "hops": hops,
-        "messages": [say("later_links", f"Followed the links of the articles reached: {len(found)} new documents"
-                         + (f" ({', '.join(found)})." if found else "."))],
+        "messages": [say("later_links", f"Followed the links of the articles reached: {status}.")],
     }

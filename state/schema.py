@@ -41,6 +41,7 @@ class SelectedDoc(TypedDict):
     claim_entities: list[str]
     gap_entities: list[str]
     found_by: list[str]
+    chain: NotRequired[dict]  # selection's chain bonus: {"bonus": weight x specificity, "named_by": the kept document}
 
 
 class Evidence(TypedDict):

@@ -24,7 +24,7 @@ def render_event(event: dict[str, Any], out: TextIO) -> None:
         titles = ", ".join(event["titles"][:8]) + (" …" if len(event["titles"]) > 8 else "")
         print(f"[{node}] {event['step']} «{event['query'][:90]}» -> {titles or '(nothing new)'}", file=out)
     elif kind == "linked" and not event["titles"]:
-        print(f"[{node}] the articles reached name no new article", file=out)
+        print(f"[{node}] next hop by links: {event.get('status', 'no new article')}", file=out)
     elif kind == "entities":
         print(f"[extract_entities] uncovered: {', '.join(event['entities'][:15])}", file=out)
     elif kind == "bridging_entities":

@@ -73,7 +73,7 @@ def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limi
 
 def generic_names(retriever: SearchEngine, names: list[str], generic: int) -> set[str]:
     """The names whose own article `generic` or more articles name (a country, a city, a broadcaster): no bridge.
-    None for an engine without the bundled corpus's link table, or with `generic` 0."""
+    Empty for an engine without claimhop's own indexes (no link table), or with `generic` 0."""
     from claimhop.retrieval.article_links import article_links
 
     own = retriever.own_corpus()

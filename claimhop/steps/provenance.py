@@ -66,6 +66,8 @@ def _why_score(doc: SelectedDoc) -> str:
     parts = [f"score {doc['score']:.2f}", f"retrieval {doc['retrieval_score']:.2f} of the best"]
     parts.append("claim entities: " + (", ".join(doc["claim_entities"]) or "none"))
     parts.append("gap entities: " + (", ".join(doc["gap_entities"]) or "none"))
+    if doc.get("chain"):
+        parts.append(f'named by the kept "{doc["chain"]["named_by"]}" (chain bonus {doc["chain"]["bonus"]:.2f})')
     return "; ".join(parts)
 
 

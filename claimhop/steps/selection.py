@@ -1,14 +1,16 @@
-"""Which candidates become the documents judged: the claim's own top ranks, then coverage of its entities."""
+"""Which candidates become the documents judged: the claim's own top ranks, then coverage of its entities and
+the links that chain them."""
 
 from __future__ import annotations
 
 from claimhop.entities.matching import is_about, mentions
 from claimhop.entities.ner import unique
-from claimhop.retrieval.tuned_search import TunedSearch
+from claimhop.retrieval.article_links import ArticleLinks
+from claimhop.retrieval.service import SearchEngine
 from claimhop.retrieval.titles import normalize_title
-from claimhop.steps.search import RRF_K
 from state.context import Context
 from state.schema import Candidate, SelectedDoc
+
 
 def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus: float) -> dict[str, float]:
     """The entities the document mentions, each with its weight (an entity that is the document's title counts
@@ -34,7 +36,8 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
       other name;
     - a document that a chosen one names is the next link of a chain ("Buddy Baker" names the film he scored),
       worth more the fewer articles name it (`ArticleLinks.relative_specificity`): "United States", which
-      thousands name, is no link at all. `links` is the corpus's link table (none for an external engine)."""
+      thousands name, is almost no link at all. `links` is the corpus's link table (None for an external engine,
+      or when `chain_weight` is 0); each document records its bonus and the kept document that named it."""
     claim_entities = unique(claim_entities)
     gap_entities = [e for e in unique(gap_entities) if e.casefold() not in {c.casefold() for c in claim_entities}]
     top = max((c["retrieval_score"] for c in candidates.values()), default=1.0) or 1.0
@@ -52,6 +55,7 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
     chained = links is not None and ctx.chain_weight > 0
     had: dict[str, int] = {}  # how many chosen documents have each entity
     named: dict[int, float] = {}  # documents the chosen ones name, by the specificity of that link
+    named_by: dict[int, str] = {}  # ... and the chosen document that named each first
 
     def worth(hits: dict[str, float]) -> float:
         return sum(weight * ctx.coverage_decay ** had.get(entity, 0) for entity, weight in hits.items())
@@ -79,9 +83,13 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
             remaining.remove(best)
             for entity in (*best[1], *best[2]):
                 had[entity] = had.get(entity, 0) + 1
-            if chained:
+            if best[3] in named:
+                best[0]["chain"] = {"bonus": round(ctx.chain_weight * named[best[3]], 4), "named_by": named_by[best[3]]}
+            if chained and 0 <= best[3] < len(links.offsets) - 1:  # an id of another corpus names nothing here
                 for target in links.named_by(best[3]):
-                    named[target] = max(named.get(target, 0.0), links.relative_specificity(target))
+                    if links.relative_specificity(target) > named.get(target, 0.0):
+                        named[target] = links.relative_specificity(target)
+                        named_by[target] = best[0]["title"]
     for rank, doc in enumerate(ranked, start=1):
         doc["rank"] = rank
     return ranked

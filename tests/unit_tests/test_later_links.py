@@ -1,6 +1,6 @@
 """The later hop: the links of the articles the chain has reached (the claim's own and what the bridge, link
-following and the gap loop found) are followed after the gap loop, the most specific first; and selection's
-claim relevance, the claim's own ranking of a document in the whole collection."""
+following and the gap loop found) are followed after the gap loop, the most specific first; selection keeps the
+next link of a chain that a kept document names; and an article that many others name is no bridge."""
 
 from __future__ import annotations
 
@@ -73,6 +73,10 @@ def test_selection_keeps_the_next_link_of_a_chain_that_a_kept_document_names(cha
         "Danger Man", "Company report 1"]  # by title, among equal scores
     kept = select_from(candidates, ["Danger Man"], [], [], on, links)
     assert [d["title"] for d in kept] == ["Danger Man", "Ralph Smart"]
+    assert kept[1]["chain"]["named_by"] == "Danger Man" and 0.5 < kept[1]["chain"]["bonus"] <= 1.0
+    from claimhop.steps.provenance import _why_score
+
+    assert 'named by the kept "Danger Man"' in _why_score(kept[1])  # a follow-up says why it was kept
     assert select_from(candidates, ["Danger Man"], [], [], on, None) == select_from(
         candidates, ["Danger Man"], [], [], off, None)  # an external engine has no links: no chain term
     assert links.relative_specificity(chain.by_title("Ralph Smart")[0].doc_id) > links.relative_specificity(

@@ -293,6 +293,9 @@ function handleCustom(e) {
     case "gap_loop/gap_analysis":
       nodeDetail("gap_loop", `Round ${e.iteration}: ${e.complete ? "nothing missing" :
         `missing ${(e.missing || []).join("; ") || "?"}`} · ${e.new_documents ?? 0} new documents`); break;
+    case "later_links/linked":
+      nodeDetail("later_links", e.status || `${(e.titles || []).length} new documents`);
+      break;
     case "select_documents/selection":
       ui.selectionSeen = true;
       nodeDetail("select_documents", `Kept ${e.selected.length} of ${e.candidates} candidates`);
