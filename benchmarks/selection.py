@@ -72,9 +72,9 @@ def parse_rule(text: str) -> tuple[str, dict[str, Any]]:
 
 def compare(records_path: Path, rules: list[str]) -> None:
     from claimhop.retrieval.service import Hit, index_search
-    from claimhop.steps.bridging import later_hop
+    from claimhop.steps.bridging import corpus_links, later_hop
     from claimhop.steps.search import candidate
-    from claimhop.steps.selection import corpus_links, select_from
+    from claimhop.steps.selection import select_from
     from state.context import Context
     from state.schema import merge_candidates
 

@@ -18,13 +18,14 @@ from state.schema import State
 def later_links(state: State, runtime: Runtime[Context]) -> dict:
     """Add the articles that the claim's own articles and the later hops' documents name, most specific first."""
     ctx = settings_of(runtime)
-    found, hops = later_hop(retriever_for(ctx), state.get("candidates", {}), state.get("claim_entities", []),
+    retriever = retriever_for(ctx)
+    found, hops = later_hop(retriever, state.get("candidates", {}), state.get("claim_entities", []),
                             ctx.later_link_articles, ctx.later_link_weighting == "idf", ctx.generic_links)
     for hop in hops:
         emit("later_links", event="hop", **hop)
     if ctx.later_link_articles <= 0:
         status = "turned off (later_link_articles=0)"
-    elif retriever_for(ctx).own_corpus() is None:
+    elif retriever.own_corpus() is None:
         status = "not possible: this search engine has no link table"
     else:
         status = f"{len(found)} new documents" + (f" ({', '.join(found)})" if found else "")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from claimhop.steps.bridging import corpus_links
 from claimhop.steps.common import emit, retriever_for, say, settings_of
-from claimhop.steps.selection import candidate_pool, corpus_links, select_from
+from claimhop.steps.selection import candidate_pool, select_from
 from state.context import Context
 from state.schema import State
 

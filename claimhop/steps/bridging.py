@@ -7,6 +7,7 @@ from itertools import zip_longest
 import numpy as np
 
 from claimhop.entities.matching import is_about, mentions
+from claimhop.retrieval.article_links import ArticleLinks
 from claimhop.retrieval.service import Hit, SearchEngine
 from claimhop.retrieval.titles import normalize_title
 from claimhop.steps.search import candidate
@@ -71,16 +72,24 @@ def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limi
     return linked_articles(retriever, candidates, [c["doc_id"] for c in best], limit, by_specificity, "links", generic)
 
 
-def generic_names(retriever: SearchEngine, names: list[str], generic: int) -> set[str]:
-    """The names whose own article `generic` or more articles name (a country, a city, a broadcaster): no bridge.
-    Empty for an engine without claimhop's own indexes (no link table), or with `generic` 0."""
+def corpus_links(retriever: SearchEngine) -> ArticleLinks | None:
+    """The link table of the engine's corpus (claimhop's own indexes: built once, then read from disk and kept in
+    memory); None for an engine that only answers queries."""
     from claimhop.retrieval.article_links import article_links
 
     own = retriever.own_corpus()
-    if own is None or generic <= 0:
-        return set()
+    if own is None:
+        return None
     corpus, folder = own
-    links = article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
+    return article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
+
+
+def generic_names(retriever: SearchEngine, names: list[str], generic: int) -> set[str]:
+    """The names whose own article `generic` or more articles name (a country, a city, a broadcaster): no bridge.
+    Empty for an engine without claimhop's own indexes (no link table), or with `generic` 0."""
+    links = corpus_links(retriever) if generic > 0 else None
+    if links is None:
+        return set()
     found = set()
     for name in names:
         hits = retriever.by_title(name, limit=1)
@@ -107,13 +116,12 @@ def linked_articles(retriever: SearchEngine, candidates: dict[str, Candidate], s
     """Up to `limit` articles that `sources` (best first) name and no candidate is yet, as candidates found by
     `step`, with a hop per source; never an article `generic` or more articles name (when above 0). Nothing for
     an engine without the bundled corpus's indexes (an external one)."""
-    from claimhop.retrieval.article_links import article_links, rank_linked
+    from claimhop.retrieval.article_links import rank_linked
 
-    own = retriever.own_corpus()
-    if own is None or not candidates or not sources or limit <= 0:
+    links = corpus_links(retriever)
+    if links is None or not candidates or not sources or limit <= 0:
         return {}, []
-    corpus, folder = own
-    links = article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
+    corpus = retriever.own_corpus()[0]
     known = [c["doc_id"] for c in candidates.values()]
     if generic > 0:
         known += np.flatnonzero(links.times_named >= generic).tolist()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from claimhop.steps.answer import references_block
 from claimhop.steps.common import retriever_for
 from claimhop.steps.provenance import explain_document, mentioned_title, named_phrase
-from claimhop.steps.selection import corpus_links
+from claimhop.steps.bridging import corpus_links
 from claimhop.verification.citations import cited_numbers, drop_invalid_citations
 from state.context import Context
 from state.schema import Evidence, State

@@ -6,7 +6,6 @@ from __future__ import annotations
 from claimhop.entities.matching import is_about, mentions
 from claimhop.entities.ner import unique
 from claimhop.retrieval.article_links import ArticleLinks
-from claimhop.retrieval.service import SearchEngine
 from claimhop.retrieval.titles import normalize_title
 from state.context import Context
 from state.schema import Candidate, SelectedDoc
@@ -93,17 +92,6 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
     for rank, doc in enumerate(ranked, start=1):
         doc["rank"] = rank
     return ranked
-
-
-def corpus_links(retriever: SearchEngine) -> ArticleLinks | None:
-    """The link table of the engine's corpus (claimhop's own indexes), for selection's chains; None otherwise."""
-    from claimhop.retrieval.article_links import article_links
-
-    own = retriever.own_corpus()
-    if own is None:
-        return None
-    corpus, folder = own
-    return article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
 
 
 def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candidate], ctx: Context

@@ -61,7 +61,7 @@ def test_the_later_hop_goes_on_from_a_found_article_to_the_most_specific_article
 def test_selection_keeps_the_next_link_of_a_chain_that_a_kept_document_names(chain):
     """Danger Man is kept (it names the claim's entity); of two documents that match nothing of the claim, the
     one Danger Man names goes on the chain, and a link every report names counts for less."""
-    from claimhop.steps.selection import corpus_links
+    from claimhop.steps.bridging import corpus_links
 
     candidates = {**found(chain, "Danger Man", "phase1"), **found(chain, "Company report 1", "phase1"),
                   **found(chain, "Ralph Smart", "later_links"), **found(chain, "London", "links")}
