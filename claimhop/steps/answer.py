@@ -97,7 +97,9 @@ def qa_words(verdict: str, question: dict) -> str:
 
 def asked_line(question: dict, by_ref: dict[int, Evidence]) -> str:
     """A QA verifier's question, the answer the evidence gave and the sentence that states it."""
+    named = question.get("name", question["answer"])
     line = f'Asked: {question["question"]} Answer: {question["answer"]} ({question["probability"]:.2f})'
+    line += f", that is {named}" if named != question["answer"] else ""
     quote = by_ref.get(question.get("ref", 0))
     return f'{line}, from {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]' if quote else line
 

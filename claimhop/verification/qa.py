@@ -18,6 +18,7 @@ from claimhop.entities.values import parse_fact, values_in
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import get_lm
 from claimhop.program import ANSWER_FROM_EVIDENCE_SYSTEM, AnswerFromEvidence
+from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.verification.coverage import folded, mentioned
 from claimhop.verification.ensemble import EnsembleRule
 from claimhop.verification.evidence import rank_evidence
@@ -88,11 +89,23 @@ def answered(question: Question, spans: list[dict], ask: Ask, asked_text: str, l
             "sentence": source["sentence"] if source else ""}
 
 
+def full_name(answer: str, title: str) -> str:
+    """The name a "who" answer stands for. An article calls its subject by a surname ("Currie was the lead
+    vocalist of the Runaways"), so an answer made of words of its article's title is that title ("Cherie
+    Currie"): the facts then ask about the person, not about every Currie or every sentence that says "Currie"."""
+    words, named = normalize_title(answer).split(), base_title(title)
+    title_words = normalize_title(named).split()
+    if words and len(title_words) > len(words) and all(word in title_words for word in words):
+        return named
+    return answer
+
+
 def resolved_fact(fact: str, selected: list[dict], entities: list[str], ask: Ask, k: int,
                   known: dict[str, dict] | None = None) -> tuple[str, dict | None]:
     """The fact with a descriptive subject replaced by the name the evidence gives it (the chain's first hop),
-    and that question's record; the fact unchanged and None when its subject is a name. `known` holds the
-    claim's descriptions already resolved, so two facts about "the band's singer" ask once."""
+    and that question's record (its `name`: the answer as its article titles it, see full_name); the fact
+    unchanged and None when its subject is a name. `known` holds the claim's descriptions already resolved, so
+    two facts about "the band's singer" ask once."""
     parse = parse_fact(fact)
     if not parse.description:
         return fact, None
@@ -101,23 +114,27 @@ def resolved_fact(fact: str, selected: list[dict], entities: list[str], ask: Ask
     if key not in known:
         named = [e for e in entities if mentioned(e, key)]
         spans = rank_evidence(parse.subject, selected, named, k, per_document=PER_DOCUMENT)
-        known[key] = answered(who_question(parse.subject), spans, ask, parse.subject, k)
+        record = answered(who_question(parse.subject), spans, ask, parse.subject, k)
+        known[key] = {**record, "name": full_name(record["answer"], record["title"])}
     record = known[key]
     if record["answer"] == NOT_STATED or record["probability"] < RESOLVED:
         return fact, record
     start = parse.subject_start
-    return f"{fact[:start]}{record['answer']}{fact[start + len(parse.subject):]}", record
+    return f"{fact[:start]}{record['name']}{fact[start + len(parse.subject):]}", record
 
 
 def evidence_for_question(question: Question, fact: str, selected: list[dict], entities: list[str], k: int
                           ) -> list[dict]:
-    """The sentences a question is answered from, found for the fact with its value blanked out: searching with
-    the fact's own value would favour sentences that repeat it, right or wrong."""
+    """The sentences a question is answered from, taken in turn for the fact with its value blanked out and for
+    the fact as claimed. The blanked search finds what the evidence says in the value's place, right or wrong;
+    the claimed one finds the sentence that states the claimed value when it is there ("She is also well known
+    for her role in the movie "Foxes""), which the blanked search ranks below sentences about other films when
+    a person has several: a fact that is true is then not judged only on sentences about its neighbours."""
     if question.kind != "value":
         return rank_evidence(fact, selected, entities, k, per_document=PER_DOCUMENT)
     asked = question.text.split("? ", 1)[1].replace("___", " ")
     entities = [e for e in entities if not same_value(e, question.claimed)]
-    return rank_evidence(asked, selected, entities, k, per_document=PER_DOCUMENT)
+    return rank_evidence(asked, selected, entities, k, questions=[fact], per_document=PER_DOCUMENT)
 
 
 def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dict[str, dict] | None = None) -> dict:
@@ -133,7 +150,7 @@ def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dic
         pass
     questions += [who] if who else []
     question = question_for(text, parse_fact(text))
-    entities = [*fact.get("entities", []), *([who["answer"]] if who and text != fact["text"] else [])]
+    entities = [*fact.get("entities", []), *([who["name"]] if who and text != fact["text"] else [])]
     spans = evidence_for_question(question, text, selected, entities, k)
     judged, error = [], None
     try:

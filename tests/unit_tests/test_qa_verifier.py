@@ -94,6 +94,34 @@ def test_a_described_subject_is_named_first_and_asked_once(small_corpus):
     assert result["verdict"] == "SUPPORTED"
 
 
+def test_a_surname_answer_names_its_articles_subject_and_the_claimed_value_is_searched_for_too():
+    """"Currie was the lead vocalist" answers "who is the lead singer" with a surname: the facts are then asked
+    about Cherie Currie, and the evidence includes the sentence that states the claimed film even when other
+    films' sentences rank above it for the blanked question."""
+    documents = [
+        {"title": "Cherie Currie", "text": "Currie was the lead vocalist of the Runaways. Currie has a twin sister. "
+                                           "She is also well known for her role in the movie Foxes."},
+        {"title": "The Runaways (film)", "text": "The Runaways is a film in which Dakota Fanning stars as Currie. "
+                                                 "The film stars Kristen Stewart. The film was directed by Floria "
+                                                 "Sigismondi. The film shows Currie on stage."},
+    ]
+    answers = iter([{"Currie": 0.8}, None])
+
+    def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
+        scripted = next(answers)
+        if scripted:  # the "who" question: the model names the lead singer by the article's surname
+            return {o: scripted.get(o, 0.2 / (len(options) - 1)) for o in options}
+        return reading_answerer()([e for e in evidence if "Foxes" in e] or evidence, question, options)
+
+    facts = [{"text": "The Runaways' lead singer starred in the film Foxes.", "entities": ["The Runaways", "Foxes"]}]
+    result = check_claim_qa(facts, documents, ask, RULE, 2)
+    who, film = result["facts"][0]["questions"]
+    assert who["answer"] == "Currie" and who["name"] == "Cherie Currie"
+    assert film["question"] == "Who or what? Cherie Currie starred in the film ___."
+    assert film["answer"] == "Foxes" and film["title"] == "Cherie Currie"
+    assert result["verdict"] == "SUPPORTED"
+
+
 def test_an_answer_other_than_the_facts_contradicts_it(small_corpus):
     from claimhop.retrieval.corpus import load_corpus
 
