@@ -180,6 +180,11 @@ class Context:
     qa_contradict_threshold: float = _setting(
         0.5, "QA verifier: probability another answer needs for the fact to count as contradicted.", 0, 1
     )
+    qa_resolve: float = _setting(
+        0.5, "QA verifier: probability the answer to \"who is <description>?\" needs to take the description's "
+        "place in the fact's question (0: the likeliest name, whatever its odds; below it the fact is asked about "
+        "the description itself).", 0, 1
+    )
     qa_confidence_slope: float = _setting(
         1.5, "QA verifier: slope of the calibrated claim confidence in the log of the weakest fact's own-answer "
         "probability (0 keeps the rule's raw confidence).", 0, 20

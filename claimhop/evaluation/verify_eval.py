@@ -124,7 +124,8 @@ def qa_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list
     def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
         return ask_model(ctx.model, evidence, question, options)
 
-    result = check_claim_qa(split_facts(claim, ctx), documents, ask, EnsembleRule.for_questions(ctx), ctx.qa_evidence)
+    result = check_claim_qa(split_facts(claim, ctx), documents, ask, EnsembleRule.for_questions(ctx), ctx.qa_evidence,
+                            ctx.qa_resolve)
     return result["verdict"], result["confidence"], result["facts"]
 
 

@@ -122,7 +122,7 @@ def verify_by_questions(state: State, ctx: Context) -> dict:
             return with_timeout(lambda: ask_model(ctx.model, evidence, question, options,
                                                   program_for(ctx).answer_from_evidence), ctx.model_timeout_s)
 
-    result = check_claim_qa(facts, state.get("selected", []), ask, rule, ctx.qa_evidence)
+    result = check_claim_qa(facts, state.get("selected", []), ask, rule, ctx.qa_evidence, ctx.qa_resolve)
     return verdict_of_facts(result, degraded, calls=result["calls"])
 
 

@@ -35,7 +35,7 @@ from claimhop.verification.questions import (
 )
 
 Ask = Callable[[list[str], str, list[str]], dict[str, float]]  # (numbered evidence, question, options) -> P(option)
-RESOLVED = 0.5  # a description takes the chosen name only when the model gives it at least even odds
+RESOLVED = 0.5  # a description takes the chosen name only when the model gives it at least even odds (qa_resolve)
 PER_DOCUMENT = 2  # a subject's article often states the value in its second sentence
 
 
@@ -101,7 +101,7 @@ def full_name(answer: str, title: str) -> str:
 
 
 def resolved_fact(fact: str, selected: list[dict], entities: list[str], ask: Ask, k: int,
-                  known: dict[str, dict] | None = None) -> tuple[str, dict | None]:
+                  known: dict[str, dict] | None = None, resolve: float = RESOLVED) -> tuple[str, dict | None]:
     """The fact with a descriptive subject replaced by the name the evidence gives it (the chain's first hop),
     and that question's record (its `name`: the answer as its article titles it, see full_name); the fact
     unchanged and None when its subject is a name. `known` holds the claim's descriptions already resolved, so
@@ -117,7 +117,7 @@ def resolved_fact(fact: str, selected: list[dict], entities: list[str], ask: Ask
         record = answered(who_question(parse.subject), spans, ask, parse.subject, k)
         known[key] = {**record, "name": full_name(record["answer"], record["title"])}
     record = known[key]
-    if record["answer"] == NOT_STATED or record["probability"] < RESOLVED:
+    if record["answer"] == NOT_STATED or record["probability"] < resolve:
         return fact, record
     start = parse.subject_start
     return f"{fact[:start]}{record['name']}{fact[start + len(parse.subject):]}", record
@@ -137,7 +137,8 @@ def evidence_for_question(question: Question, fact: str, selected: list[dict], e
     return rank_evidence(asked, selected, entities, k, questions=[fact], per_document=PER_DOCUMENT)
 
 
-def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dict[str, dict] | None = None) -> dict:
+def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dict[str, dict] | None = None,
+                  resolve: float = RESOLVED) -> dict:
     """A fact's record: its questions and answers, and one judged item for the ensemble rule (the answer's
     sentence with P(own answer), P(the likeliest other answer), P(not stated) as entailment, contradiction and
     neutral; none when there was no sentence to answer from). A description the model could not resolve leaves
@@ -145,7 +146,7 @@ def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dic
     questions: list[dict] = []
     text, who = fact["text"], None
     try:
-        text, who = resolved_fact(fact["text"], selected, fact.get("entities", []), ask, k, known)
+        text, who = resolved_fact(fact["text"], selected, fact.get("entities", []), ask, k, known, resolve)
     except ModelFault:
         pass
     questions += [who] if who else []
@@ -170,7 +171,8 @@ def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dic
             "error": error, "questions": questions}
 
 
-def check_claim_qa(facts: list[dict], selected: list[dict], ask: Ask, rule: EnsembleRule, k: int) -> dict:
+def check_claim_qa(facts: list[dict], selected: list[dict], ask: Ask, rule: EnsembleRule, k: int,
+                   resolve: float = RESOLVED) -> dict:
     """Every fact asked; the claim's verdict, confidence and reason (claimhop.verification.pipeline), and the
     model calls it took (a description two facts share is asked once). A model fault becomes a ModelFault, so
     only those end as an error on a fact; a fault in this code is raised."""
@@ -185,5 +187,5 @@ def check_claim_qa(facts: list[dict], selected: list[dict], ask: Ask, rule: Ense
         except Exception as err:  # whatever the model or its server raised
             raise ModelFault(f"{type(err).__name__}: {str(err)[:160]}") from err
 
-    result = checked_claim(facts, selected, lambda fact: check_fact_qa(fact, selected, counted, k, known), rule)
+    result = checked_claim(facts, selected, lambda fact: check_fact_qa(fact, selected, counted, k, known, resolve), rule)
     return {**result, "calls": calls}
