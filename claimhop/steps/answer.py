@@ -95,11 +95,16 @@ def qa_words(verdict: str, question: dict) -> str:
     return f"Not found in the collection: the evidence gives its answer, {claimed}, only {own:.2f}."
 
 
+def answer_text(question: dict) -> str:
+    """The answer as picked, and the full name it stood for when a surname answered "who": "Currie (Cherie
+    Currie)"."""
+    named = question.get("name") or question["answer"]
+    return question["answer"] if named == question["answer"] else f'{question["answer"]} ({named})'
+
+
 def asked_line(question: dict, by_ref: dict[int, Evidence]) -> str:
     """A QA verifier's question, the answer the evidence gave and the sentence that states it."""
-    named = question.get("name", question["answer"])
-    line = f'Asked: {question["question"]} Answer: {question["answer"]} ({question["probability"]:.2f})'
-    line += f", that is {named}" if named != question["answer"] else ""
+    line = f'Asked: {question["question"]} Answer: {answer_text(question)} ({question["probability"]:.2f})'
     quote = by_ref.get(question.get("ref", 0))
     return f'{line}, from {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]' if quote else line
 

@@ -91,11 +91,14 @@ def answered(question: Question, spans: list[dict], ask: Ask, asked_text: str, l
 
 def full_name(answer: str, title: str) -> str:
     """The name a "who" answer stands for. An article calls its subject by a surname ("Currie was the lead
-    vocalist of the Runaways"), so an answer made of words of its article's title is that title ("Cherie
-    Currie"): the facts then ask about the person, not about every Currie or every sentence that says "Currie"."""
-    words, named = normalize_title(answer).split(), base_title(title)
-    title_words = normalize_title(named).split()
-    if words and len(title_words) > len(words) and all(word in title_words for word in words):
+    vocalist of the Runaways"), so an answer that is the last words of its article's title, a person-like name
+    of two to four capitalised words, is that title ("Cherie Currie"): the facts then ask about the person, not
+    about every Currie. Only a trailing match counts: "Los Angeles" is not "Los Angeles Rams", nor "Jett" "Joan
+    Jett and the Blackhearts", nor "Kristen Stewart" "Kristen Stewart filmography"."""
+    named = base_title(title)
+    words, title_words = normalize_title(answer).split(), normalize_title(named).split()
+    person_like = 2 <= len(named.split()) <= 4 and all(word[:1].isupper() for word in named.split())
+    if person_like and 0 < len(words) < len(title_words) and title_words[-len(words):] == words:
         return named
     return answer
 
@@ -103,8 +106,9 @@ def full_name(answer: str, title: str) -> str:
 def resolved_fact(fact: str, selected: list[dict], entities: list[str], ask: Ask, k: int,
                   known: dict[str, dict] | None = None, resolve: float = RESOLVED) -> tuple[str, dict | None]:
     """The fact with a descriptive subject replaced by the name the evidence gives it (the chain's first hop),
-    and that question's record (its `name`: the answer as its article titles it, see full_name); the fact
-    unchanged and None when its subject is a name. `known` holds the claim's descriptions already resolved, so
+    and that question's record (`resolved`: whether the answer took the description's place, with odds of at
+    least `resolve`; `name`: then the answer as its article titles it, see full_name); the fact unchanged and
+    None when its subject is a name. `known` holds the claim's descriptions already resolved, so
     two facts about "the band's singer" ask once."""
     parse = parse_fact(fact)
     if not parse.description:
@@ -115,9 +119,11 @@ def resolved_fact(fact: str, selected: list[dict], entities: list[str], ask: Ask
         named = [e for e in entities if mentioned(e, key)]
         spans = rank_evidence(parse.subject, selected, named, k, per_document=PER_DOCUMENT)
         record = answered(who_question(parse.subject), spans, ask, parse.subject, k)
-        known[key] = {**record, "name": full_name(record["answer"], record["title"])}
+        taken = record["answer"] != NOT_STATED and record["probability"] >= resolve
+        known[key] = {**record, "name": full_name(record["answer"], record["title"]) if taken else "",
+                      "resolved": taken}
     record = known[key]
-    if record["answer"] == NOT_STATED or record["probability"] < resolve:
+    if not record["resolved"]:
         return fact, record
     start = parse.subject_start
     return f"{fact[:start]}{record['name']}{fact[start + len(parse.subject):]}", record
@@ -129,7 +135,10 @@ def evidence_for_question(question: Question, fact: str, selected: list[dict], e
     the fact as claimed. The blanked search finds what the evidence says in the value's place, right or wrong;
     the claimed one finds the sentence that states the claimed value when it is there ("She is also well known
     for her role in the movie "Foxes""), which the blanked search ranks below sentences about other films when
-    a person has several: a fact that is true is then not judged only on sentences about its neighbours."""
+    a person has several: a true fact is then not judged only on sentences about its neighbours. The cost: half
+    the sentences favour the claimed value, so a false value stated about someone else can be offered as
+    evidence too; the model still has to read it as an answer to the question (measured in docs/verification.md:
+    claims right on each label, before and after)."""
     if question.kind != "value":
         return rank_evidence(fact, selected, entities, k, per_document=PER_DOCUMENT)
     asked = question.text.split("? ", 1)[1].replace("___", " ")

@@ -12,7 +12,7 @@ from test_graph_routing import run
 
 from claimhop.entities.values import Value, parse_fact, values_in
 from claimhop.verification.ensemble import EnsembleRule
-from claimhop.verification.qa import check_claim_qa
+from claimhop.verification.qa import check_claim_qa, full_name
 from claimhop.verification.questions import (
     NOT_STATED,
     options_for,
@@ -120,6 +120,34 @@ def test_a_surname_answer_names_its_articles_subject_and_the_claimed_value_is_se
     assert film["question"] == "Who or what? Cherie Currie starred in the film ___."
     assert film["answer"] == "Foxes" and film["title"] == "Cherie Currie"
     assert result["verdict"] == "SUPPORTED"
+
+
+def test_only_a_surname_of_its_articles_title_stands_for_the_title():
+    assert full_name("Currie", "Cherie Currie") == "Cherie Currie"
+    assert full_name("Morgan", "Harry Morgan") == "Harry Morgan"
+    assert full_name("Russell", "Arthur Russell (musician)") == "Arthur Russell"  # without the disambiguator
+    for answer, title in [("Los Angeles", "Los Angeles Rams"), ("New York", "New York City"),
+                          ("Ford", "Ford Motor Company"), ("Jett", "Joan Jett and the Blackhearts"),
+                          ("Kristen Stewart", "Kristen Stewart filmography"), ("The Runaways", "The Runaways (film)"),
+                          ("Journey", "Journey"), ("Currie", "Steve Augeri")]:
+        assert full_name(answer, title) == answer, (answer, title)
+
+
+def test_a_who_answer_below_qa_resolve_leaves_the_description_in_the_question():
+    documents = [{"title": "Cherie Currie", "text": "Currie was the lead vocalist of the Runaways. "
+                                                    "Cherie Currie is an American musician."}]
+
+    def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
+        if question.startswith("Who or what is"):
+            return {o: 0.8 if o == "Currie" else 0.2 / (len(options) - 1) for o in options}
+        return reading_answerer()(evidence, question, options)
+
+    facts = [{"text": "The Runaways' lead singer is an American musician.", "entities": ["The Runaways"]}]
+    for resolve, asked_about, name in [(0.5, "Cherie Currie", "Cherie Currie"), (0.9, "The Runaways' lead singer", "")]:
+        result = check_claim_qa(facts, documents, ask, RULE, 2, resolve=resolve)
+        who, nationality = result["facts"][0]["questions"]
+        assert who["resolved"] == (resolve < 0.8) and who["name"] == name
+        assert nationality["question"] == f"What nationality? {asked_about} is an ___ musician."
 
 
 def test_an_answer_other_than_the_facts_contradicts_it(small_corpus):

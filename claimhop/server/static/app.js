@@ -303,7 +303,7 @@ function handleCustom(e) {
     case "verify/fact":
       ui.facts += 1;
       nodeDetail("verify", `fact ${ui.facts}: ${e.verdict.replace("_", " ").toLowerCase()} (${Number(e.confidence).toFixed(2)})` +
-        (e.questions || []).map((q) => ` · asked: ${q.question} → ${q.answer}`).join(""));
+        (e.questions || []).map((q) => ` · asked: ${q.question} → ${q.answer}${q.name && q.name !== q.answer ? ` (${q.name})` : ""}`).join(""));
       break;
     case "verify/verdict":
       nodeDetail("verify", `${e.verdict}${e.confidence === undefined ? "" : ` (confidence ${Number(e.confidence).toFixed(2)})`}` +
