@@ -3,6 +3,8 @@ taken in turn for the claim and each sub-question so that every part of the clai
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from claimhop.entities.matching import mentions
@@ -18,11 +20,13 @@ PER_DOCUMENT = 2
 def rank_evidence(
     claim: str, documents: list[dict], entities: list[str], limit: int,
     questions: list[str] | None = None, per_document: int = PER_DOCUMENT,
+    admit: Callable[[str, str], bool] | None = None,
 ) -> list[dict]:
     """Top sentences as {title, sentence, score}: the best for the claim, then for each sub-question, in turn;
     at most `per_document` from one document, unless there are too few documents to fill `limit` that way (with
     a claim's two gold paragraphs, one sentence each would keep only their first sentences, and a fact is often
-    stated later: "He won gold medal in the 1970 Asian Games")."""
+    stated later: "He won gold medal in the 1970 Asian Games"). `admit(title, sentence)`, when given, decides
+    which sentences the sub-questions may add; the claim's own ranking takes any."""
     per_document = max(per_document, -(-limit // max(1, len(documents))))
     pool: list[tuple[str, str]] = [
         (doc["title"], sentence) for doc in documents for sentence in split_sentences(doc["text"])
@@ -38,6 +42,9 @@ def rank_evidence(
     ])
     scores = similarity + ENTITY_WEIGHT * overlap[:, None]
     orders = [list(np.argsort(-scores[:, q])) for q in range(len(queries))]
+    if admit is not None:
+        admitted = [admit(title, sentence) for title, sentence in pool]
+        orders = [orders[0], *([i for i in order if admitted[i]] for order in orders[1:])]
     chosen: list[dict] = []
     taken: set[int] = set()
     per_title: dict[str, int] = {}

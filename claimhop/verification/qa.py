@@ -132,18 +132,25 @@ def resolved_fact(fact: str, selected: list[dict], entities: list[str], ask: Ask
 def evidence_for_question(question: Question, fact: str, selected: list[dict], entities: list[str], k: int
                           ) -> list[dict]:
     """The sentences a question is answered from, taken in turn for the fact with its value blanked out and for
-    the fact as claimed. The blanked search finds what the evidence says in the value's place, right or wrong;
-    the claimed one finds the sentence that states the claimed value when it is there ("She is also well known
-    for her role in the movie "Foxes""), which the blanked search ranks below sentences about other films when
-    a person has several: a true fact is then not judged only on sentences about its neighbours. The cost: half
-    the sentences favour the claimed value, so a false value stated about someone else can be offered as
-    evidence too; the model still has to read it as an answer to the question (measured in docs/verification.md:
-    claims right on each label, before and after)."""
+    the fact as claimed. The blanked search finds what the evidence says in the value's place, right or wrong.
+    The claimed one finds the sentence that states the claimed value ("She is also well known for her role in
+    the movie "Foxes""), which the blanked search ranks below sentences about the subject's other films, so a
+    true fact is not judged only on its neighbours; it may add only sentences that name the fact's subject (in
+    the sentence or its article's title), so a false value stated about something else ("A Tribute to Richard
+    Rodgers is a studio album") is not offered as the answer. A subject still a description names nothing, and
+    the blanked search alone answers."""
     if question.kind != "value":
         return rank_evidence(fact, selected, entities, k, per_document=PER_DOCUMENT)
     asked = question.text.split("? ", 1)[1].replace("___", " ")
     entities = [e for e in entities if not same_value(e, question.claimed)]
-    return rank_evidence(asked, selected, entities, k, questions=[fact], per_document=PER_DOCUMENT)
+    parse = parse_fact(fact)
+    subject = "" if parse.description else parse.subject
+
+    def names_subject(title: str, sentence: str) -> bool:
+        return bool(subject) and mentioned(subject, folded(f"{base_title(title)} {sentence}"))
+
+    return rank_evidence(asked, selected, entities, k, questions=[fact], per_document=PER_DOCUMENT,
+                         admit=names_subject)
 
 
 def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dict[str, dict] | None = None,

@@ -12,7 +12,7 @@ from test_graph_routing import run
 
 from claimhop.entities.values import Value, parse_fact, values_in
 from claimhop.verification.ensemble import EnsembleRule
-from claimhop.verification.qa import check_claim_qa, full_name
+from claimhop.verification.qa import check_claim_qa, evidence_for_question, full_name
 from claimhop.verification.questions import (
     NOT_STATED,
     options_for,
@@ -120,6 +120,25 @@ def test_a_surname_answer_names_its_articles_subject_and_the_claimed_value_is_se
     assert film["question"] == "Who or what? Cherie Currie starred in the film ___."
     assert film["answer"] == "Foxes" and film["title"] == "Cherie Currie"
     assert result["verdict"] == "SUPPORTED"
+
+
+def test_the_claimed_value_is_searched_for_only_in_sentences_that_name_the_facts_subject():
+    """A sentence that states the claimed value about something else is no answer to the fact's question."""
+    documents = [
+        {"title": "Elena Shaddow", "text": "Elena Shaddow is an American actress and singer. She appeared on "
+                                           "Broadway in The Light in the Piazza. She was born in Ohio."},
+        {"title": "A Tribute to Richard Rodgers", "text": "A Tribute to Richard Rodgers is a studio album by "
+                                                          "Shirley Jones."},
+    ]
+    fact = "Elena Shaddow starred in a show written by Richard Rodgers."
+    question = question_for(fact, parse_fact(fact))
+    assert question.claimed == "Richard Rodgers"
+    spans = evidence_for_question(question, fact, documents, [], 2)
+    assert [s["title"] for s in spans] == ["Elena Shaddow"] * 2
+    fact = "Shirley Jones recorded an album about Richard Rodgers."  # the same sentence now names the subject
+    question = question_for(fact, parse_fact(fact))
+    spans = evidence_for_question(question, fact, documents, [], 2)
+    assert "A Tribute to Richard Rodgers" in [s["title"] for s in spans]
 
 
 def test_only_a_surname_of_its_articles_title_stands_for_the_title():
