@@ -247,10 +247,11 @@ class Context:
         if isinstance(value, dict):
             known = {f.name for f in fields(cls)}
             unknown = sorted(set(value) - known)
-            if any(SECRET_NAME.search(str(name)) for name in unknown):
+            secrets = [str(name) for name in unknown if SECRET_NAME.search(str(name))]
+            if secrets:
                 raise ValueError(
-                    "API keys and other secrets are not run settings (settings are stored with every run); "
-                    "set them in the environment, e.g. OPENAI_API_KEY"
+                    f"{', '.join(secrets)}: API keys and other secrets are not run settings (settings are stored "
+                    "with every run); set them in the environment, e.g. OPENAI_API_KEY"
                 )
             if unknown:
                 raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
