@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from claimhop.steps.answer import answer_text
+
 
 def render_event(event: dict[str, Any], out: TextIO) -> None:
     node, kind = event.get("node", "?"), event.get("event", "")
@@ -42,8 +44,7 @@ def render_event(event: dict[str, Any], out: TextIO) -> None:
         for question in event.get("questions", []):
             source = f"  {question['title']}: {question['sentence'][:100]}" if question["sentence"] else ""
             print(f"    asked: {question['question'][:120]}", file=out)
-            named = f" ({question['name']})" if question.get("name") not in (None, "", question["answer"]) else ""
-            print(f"    answer: {question['answer']}{named} ({question['probability']:.2f}){source}", file=out)
+            print(f"    answer: {answer_text(question)} ({question['probability']:.2f}){source}", file=out)
         for judged in event["evidence"] if not event.get("questions") else []:
             label = max(judged["probs"], key=judged["probs"].get)
             print(f"    {label} {judged['probs'][label]:.2f}  {judged['title']}: {judged['sentence'][:100]}", file=out)
