@@ -149,6 +149,11 @@ class Context:
         "whole claim as one more fact, so no part of it goes unchecked; 'off' judges the split as it is. On the 42 dev "
         "claims whose split lost a name: verdicts right 27 vs 26 (1 gained, 0 lost), +0.6 model calls on them."
     )
+    fact_context: Literal["sentence", "passage"] = _setting(
+        "sentence", "Facts verifier: the judge reads each evidence 'sentence' alone, or the 'passage' around it (its "
+        "document, up to 600 characters around the sentence), so it sees whom a pronoun names; the sentence is cited "
+        "either way."
+    )
     fact_evidence: int = _setting(
         2, "Facts verifier: evidence sentences judged per fact (one per document). 2 since the speed work: on the "
         "40-claim sample, macro-F1 0.635 against 0.642 with 3 (not a reliable difference) for 2.3 fewer calls a "

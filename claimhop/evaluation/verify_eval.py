@@ -112,7 +112,7 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
     from claimhop.verification.pipeline import check_facts
 
     result = check_facts(split_facts(claim, ctx), documents, lambda t, s, f: judge_pair(ctx.model, t, s, f),
-                         EnsembleRule.from_settings(ctx), ctx.fact_evidence)
+                         EnsembleRule.from_settings(ctx), ctx.fact_evidence, ctx.fact_context)
     return result["verdict"], result["confidence"], result["facts"]
 
 

@@ -108,7 +108,7 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
         with model_step("fact_judgements"):
             return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact, program_for(ctx).judge_pair), ctx.model_timeout_s)
 
-    result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence)
+    result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence, ctx.fact_context)
     return verdict_of_facts(result, degraded, calls=sum(len(r["evidence"]) for r in result["facts"]))
 
 

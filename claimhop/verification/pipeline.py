@@ -19,8 +19,9 @@ from claimhop.verification.ensemble import (
 )
 from claimhop.verification.evidence import rank_evidence
 
-Judge = Callable[[str, str, str], dict[str, float]]  # (evidence title, evidence sentence, fact) -> label probs
+Judge = Callable[[str, str, str], dict[str, float]]  # (evidence title, evidence text, fact) -> label probs
 JUDGE_ATTEMPTS = 2  # a reply that does not fit is retried once, then recorded as an error on that fact
+PASSAGE_CHARS = 600  # a judged passage's length cap (half the corpus's documents are shorter than 480 characters)
 
 
 def evidence_for(fact: str, entities: list[str], selected: list[dict], k: int) -> list[dict]:
@@ -36,6 +37,25 @@ def evidence_for(fact: str, entities: list[str], selected: list[dict], k: int) -
     return out
 
 
+def passage_around(sentence: str, text: str, limit: int = PASSAGE_CHARS) -> str:
+    """The sentence with its neighbours, as much of its document as fits in `limit` characters, so the judge reads
+    who "he" or "the film" is (a sentence alone loses its subject: "She is also known for her role in Foxes")."""
+    sentences = split_sentences(text)
+    if sentence not in sentences:
+        return sentence
+    first = last = sentences.index(sentence)
+    length = len(sentence)
+    while True:  # grow towards the document's start first: that is where its subject is named
+        if first > 0 and length + len(sentences[first - 1]) + 1 <= limit:
+            first -= 1
+            length += len(sentences[first]) + 1
+        elif last + 1 < len(sentences) and length + len(sentences[last + 1]) + 1 <= limit:
+            last += 1
+            length += len(sentences[last]) + 1
+        else:
+            return " ".join(sentences[first:last + 1])
+
+
 def best_similarity(fact: str, spans: list[dict]) -> float:
     if not spans:
         return 0.0
@@ -43,14 +63,18 @@ def best_similarity(fact: str, spans: list[dict]) -> float:
     return float(np.max(vectors[1:] @ vectors[0]))
 
 
-def check_fact(fact: dict, selected: list[dict], judge: Judge, k: int) -> dict:
-    """A fact's judged evidence and alignment; its verdict comes from the rule in `checked_claim`."""
+def check_fact(fact: dict, selected: list[dict], judge: Judge, k: int, context: str = "sentence") -> dict:
+    """A fact's judged evidence and alignment; its verdict comes from the rule in `checked_claim`. With
+    `context="passage"` the judge reads each evidence sentence within its document (`passage_around`); the
+    sentence stays what is cited."""
     spans = evidence_for(fact["text"], fact.get("entities", []), selected, k)
+    texts = {doc["title"]: doc["text"] for doc in selected}
     judged, error = [], None
     for span in spans:
+        shown = passage_around(span["sentence"], texts[span["title"]]) if context == "passage" else span["sentence"]
         for attempt in range(1, JUDGE_ATTEMPTS + 1):
             try:
-                probs = judge(span["title"], span["sentence"], fact["text"])
+                probs = judge(span["title"], shown, fact["text"])
                 judged.append({**span, "probs": {label: round(p, 4) for label, p in probs.items()}})
                 break
             except Exception as err:  # noqa: BLE001 - any model fault ends as an error on this fact
@@ -70,9 +94,10 @@ def rejudge(record: dict, rule: EnsembleRule) -> dict:
     return {**record, "verdict": verdict, "confidence": confidence}
 
 
-def check_facts(facts: list[dict], selected: list[dict], judge: Judge, rule: EnsembleRule, k: int) -> dict:
+def check_facts(facts: list[dict], selected: list[dict], judge: Judge, rule: EnsembleRule, k: int,
+                context: str = "sentence") -> dict:
     """Every fact checked; the claim's verdict, confidence and the reason for it."""
-    return checked_claim(facts, selected, lambda fact: check_fact(fact, selected, judge, k), rule)
+    return checked_claim(facts, selected, lambda fact: check_fact(fact, selected, judge, k, context), rule)
 
 
 def checked_claim(facts: list[dict], selected: list[dict], check: Callable[[dict], dict], rule: EnsembleRule) -> dict:

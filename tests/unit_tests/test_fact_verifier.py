@@ -213,3 +213,38 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
     assert bangkok["title"] == "1970 Asian Games" and bangkok["sentence"] in selected[1]["text"]
     answer = mitigate_facts({**state, **result})["answer"]
     assert f'The collection says instead: "{bangkok["sentence"]}" [{bangkok["ref"]}]' in answer
+
+
+def test_with_passage_context_the_judge_reads_whom_a_pronoun_names_and_the_sentence_is_still_cited():
+    """A sentence alone ("She is also well known for her role in the movie Foxes.") does not say who "she" is;
+    `fact_context=passage` shows the judge the sentence within its document, from the document's start."""
+    from claimhop.verification.pipeline import passage_around
+
+    text = ("Cherie Ann Currie (born November 30, 1959) is an American musician. She is also well known for her role in "
+            "the movie Foxes. She later became a chainsaw artist.")
+    sentence = "She is also well known for her role in the movie Foxes."
+    shown: list[str] = []
+
+    def judge(title: str, evidence: str, fact: str) -> dict[str, float]:
+        shown.append(evidence)
+        return {"entailment": 0.9, "contradiction": 0.05, "neutral": 0.05}
+
+    fact = {"text": "Cherie Currie starred in Foxes.", "entities": ["Cherie Currie", "Foxes"]}
+    documents = [{"title": "Cherie Currie", "text": text}]
+    by_sentence = check_facts([fact], documents, judge, RULE, 1)
+    assert shown == [by_sentence["facts"][0]["evidence"][0]["sentence"]]  # the default judges the sentence alone
+    shown.clear()
+    by_passage = check_facts([fact], documents, judge, RULE, 1, context="passage")
+    cited = by_passage["facts"][0]["evidence"][0]["sentence"]
+    assert shown[0].startswith("Cherie Ann Currie") and cited in shown[0] and cited in split_sentences_of(text)
+    first = "Cherie Ann Currie (born November 30, 1959) is an American musician."
+    assert passage_around(sentence, text, limit=130) == f"{first} {sentence}"  # the start first, then what follows
+    assert passage_around(sentence, text, limit=120) == f"{sentence} She later became a chainsaw artist."
+    assert passage_around(sentence, text, limit=len(sentence)) == sentence  # nothing fits beside it: the sentence
+    assert passage_around("not in it", text) == "not in it"
+
+
+def split_sentences_of(text: str) -> list[str]:
+    from claimhop.sentences import split_sentences
+
+    return split_sentences(text)
