@@ -141,10 +141,14 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
     monkeypatch.setattr(claimhop.lm.provider, "get_lm", lambda model: None)
     seen = {}
 
-    def check_facts(facts, documents, judge, rule, per_fact):
-        seen["facts"] = [f["text"] for f in facts]
+    def check_facts(facts, documents, judge, rule, per_fact, context):
+        seen["facts"], seen["context"] = [f["text"] for f in facts], context
         return {"verdict": "SUPPORTED", "confidence": 0.9, "facts": []}
 
     monkeypatch.setattr(claimhop.verification.pipeline, "check_facts", check_facts)
     facts_verdict("Chandgi Ram won a gold medal in 1970 at an event held in Argentina.", [], Context())
     assert seen["facts"] == ["Chandgi Ram won a gold medal in 1970", "The event was held in Argentina."]
+    assert seen["context"] == "sentence"  # as the graph judges by default
+    facts_verdict("Chandgi Ram won a gold medal in 1970 at an event held in Argentina.", [],
+                  Context(fact_context="passage"))
+    assert seen["context"] == "passage"
