@@ -152,7 +152,7 @@ class Context:
     fact_context: Literal["sentence", "passage"] = _setting(
         "sentence", "Facts verifier: the judge reads each evidence 'sentence' alone, or the 'passage' around it (its "
         "document, up to 600 characters around the sentence), so it sees whom a pronoun names; the sentence is cited "
-        "either way."
+        "either way. On the 169 dev claims: 105 vs 104 right (11 vs 10), 1.7 s more a claim."
     )
     fact_evidence: int = _setting(
         2, "Facts verifier: evidence sentences judged per fact (one per document). 2 since the speed work: on the "
