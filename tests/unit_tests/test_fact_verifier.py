@@ -14,7 +14,8 @@ from claimhop.verification.alignment import alignment_score
 from claimhop.verification.citations import CitationError
 from claimhop.verification.ensemble import EnsembleRule, combine, judge_fact
 from claimhop.verification.nli import LABELS
-from claimhop.verification.pipeline import check_facts
+from claimhop.sentences import split_sentences
+from claimhop.verification.pipeline import check_facts, passage_around
 
 RULE = EnsembleRule()
 # the first position's top tokens the local model gave for "Cherie Currie is British" against her article
@@ -218,8 +219,6 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
 def test_with_passage_context_the_judge_reads_whom_a_pronoun_names_and_the_sentence_is_still_cited():
     """A sentence alone ("She is also well known for her role in the movie Foxes.") does not say who "she" is;
     `fact_context=passage` shows the judge the sentence within its document, from the document's start."""
-    from claimhop.verification.pipeline import passage_around
-
     text = ("Cherie Ann Currie (born November 30, 1959) is an American musician. She is also well known for her role in "
             "the movie Foxes. She later became a chainsaw artist.")
     sentence = "She is also well known for her role in the movie Foxes."
@@ -236,15 +235,9 @@ def test_with_passage_context_the_judge_reads_whom_a_pronoun_names_and_the_sente
     shown.clear()
     by_passage = check_facts([fact], documents, judge, RULE, 1, context="passage")
     cited = by_passage["facts"][0]["evidence"][0]["sentence"]
-    assert shown[0].startswith("Cherie Ann Currie") and cited in shown[0] and cited in split_sentences_of(text)
+    assert shown[0].startswith("Cherie Ann Currie") and cited in shown[0] and cited in split_sentences(text)
     first = "Cherie Ann Currie (born November 30, 1959) is an American musician."
     assert passage_around(sentence, text, limit=130) == f"{first} {sentence}"  # the start first, then what follows
     assert passage_around(sentence, text, limit=120) == f"{sentence} She later became a chainsaw artist."
     assert passage_around(sentence, text, limit=len(sentence)) == sentence  # nothing fits beside it: the sentence
     assert passage_around("not in it", text) == "not in it"
-
-
-def split_sentences_of(text: str) -> list[str]:
-    from claimhop.sentences import split_sentences
-
-    return split_sentences(text)
