@@ -185,6 +185,30 @@ ANSWER_FROM_EVIDENCE_SYSTEM = (
 )
 
 
+class JudgeClaimOnPassages(dspy.Signature):
+    """You check whether a claim is supported by the documents. Answer yes or no."""
+
+    documents: list[str] = dspy.InputField(desc="'[title] paragraph'")
+    claim: str = dspy.InputField()
+    supported: Literal["yes", "no"] = dspy.OutputField()
+
+
+# the local model's prompt for the same judgement (verifier=passages): read as chat text, its hidden state where the
+# answer starts goes to the learned head; a served model answers yes/no with logprobs
+PASSAGES_SYSTEM = JudgeClaimOnPassages.__doc__.strip()
+PASSAGES_QUESTION = "Is the claim supported by the documents?"
+
+
+class ClaimFromQuestion(dspy.Signature):
+    """Write the question and its answer as one factual claim: a single declarative sentence that states the
+    answer and keeps every name and detail of the question, adding nothing the question and answer do not say.
+    For a yes/no question, state what the answer means (a 'no' answer gives a negative sentence)."""
+
+    question: str = dspy.InputField()
+    answer: str = dspy.InputField()
+    claim: str = dspy.OutputField()
+
+
 class Relevant(dspy.Signature):
     """Is the Wikipedia paragraph relevant to the search query (does it give facts about what the query asks)?"""
 

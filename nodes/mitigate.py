@@ -23,7 +23,7 @@ def mitigate(state: State, runtime: Runtime[Context]) -> dict:
     """Write the answer: verdict, explanation with only valid [n] citations, fact lines and references."""
     ctx = settings_of(runtime)
     # the facts or QA verifier's answer, or a claim with nothing to go on (no facts, no evidence: no model call)
-    if state.get("facts") is not None and (ctx.verifier in ("facts", "qa") or not state.get("facts")):
+    if state.get("facts") is not None and (ctx.verifier in ("facts", "qa", "passages") or not state.get("facts")):
         return mitigate_facts(state, ctx.model)
     verdict = state.get("verdict", "INSUFFICIENT_INFO")
     evidence = state.get("evidence", [])

@@ -20,6 +20,7 @@ from claimhop.steps.facts import (
     verify_by_facts,
     verify_by_questions,
 )
+from claimhop.steps.passage_verdict import verify_by_passages
 from claimhop.verification.coverage import claim_names, unmentioned_names
 from claimhop.verification.evidence import rank_evidence
 from state.context import Context
@@ -37,6 +38,8 @@ def verify(state: State, runtime: Runtime[Context]) -> dict:
         return verify_by_facts(state, ctx)
     if ctx.verifier == "qa":
         return verify_by_questions(state, ctx)
+    if ctx.verifier == "passages":
+        return verify_by_passages(state, ctx)
     entities = [*state.get("claim_entities", []), *state.get("gap_entities", [])]
     pool = rank_evidence(
         state["claim"], state.get("selected", []), entities, ctx.evidence_sentences, state.get("sub_questions", [])

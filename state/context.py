@@ -134,11 +134,10 @@ class Context:
     retrieval_weight: float = _setting(
         3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
     )
-    verifier: Literal["single", "facts", "qa"] = _setting(
-        "facts", "How the verdict is reached: 'facts' (split into atomic facts, each judged against its own evidence "
-        "with label probabilities, combined by rule), 'qa' (each fact asked as a question whose answer decides it, "
-        "answered by picking among the values its evidence states) or 'single' (one model call over the evidence "
-        "sentences)."
+    verifier: Literal["passages", "facts", "qa", "single"] = _setting(
+        "facts", "How the verdict is reached: 'passages' (the model reads the claim with the best passages whole, a "
+        "learned head decides), 'facts' (each atomic fact judged against its own evidence sentences, combined by "
+        "rule), 'qa' (each fact asked as a question) or 'single' (one model call over evidence sentences)."
     )
     fact_names: Literal["found", "asked"] = _setting(
         "found", "Facts verifier: each fact's names (which pick its evidence sentences) are 'found' in its text (the "

@@ -391,6 +391,31 @@ def report_verify(out: Path, claims: list[dict], systems: list[str]) -> int:
     return 0
 
 
+def cmd_train_verifier(args: argparse.Namespace) -> int:
+    from claimhop.evaluation.synthetic import make_synthetic
+    from claimhop.evaluation.train_verifier import train_verifier
+    from claimhop.evaluation.verifier_report import training_report
+    from claimhop.verification.head import HEAD_FILE
+
+    stop_at_once_on_ctrl_c()
+    synthetic = Path(args.synthetic)
+    if not synthetic.is_file():
+        if args.questions < 10:
+            raise UsageError("--questions must be at least 10")
+        rows = make_synthetic(args.questions, synthetic, args.seed)
+        print(f"synthetic claims: {len(rows)} written to {synthetic}")
+    retrieved = Path(args.retrieved_from)
+    if not args.no_dev and not retrieved.is_file():
+        raise UsageError(f"--retrieved-from {retrieved}: no such file (run `claimhop eval --systems claimhop` first)")
+    out = Path(args.out) if args.out else HEAD_FILE
+    result = train_verifier(synthetic, retrieved, out, out.with_suffix(".json"), use_dev=not args.no_dev)
+    report = training_report(result)
+    print(report)
+    write_text(Path(args.report), report + "\n")
+    print(f"\nhead: {out}  provenance: {out.with_suffix('.json')}  report: {args.report}")
+    return 0
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from claimhop.atomic import write_json
     from claimhop.evaluation.calibration import SETTING_NAMES, calibrate, curve_plot
@@ -533,6 +558,19 @@ def parser() -> argparse.ArgumentParser:
     cal.add_argument("--model", help=argparse.SUPPRESS)
     cal.add_argument("--corpus", help=argparse.SUPPRESS)
     cal.set_defaults(func=cmd_calibrate)
+    train = sub.add_parser("train-verifier", help="train the passage verifier's head (verifier=passages) on synthetic "
+                           "claims and the dev claims; features cached and resumable; cross-fitted figures")
+    train.add_argument("--synthetic", default="docs/results/verifier/synthetic-claims.jsonl",
+                       help="the synthetic claims file; made first (from --questions HotpotQA questions) when missing")
+    train.add_argument("--questions", type=int, default=300, help="HotpotQA questions the synthetic set is made from")
+    train.add_argument("--seed", type=int, default=0, help="seed of the question sample")
+    train.add_argument("--retrieved-from", default="docs/results/dev-169-selection/eval.jsonl",
+                       help="a `claimhop eval` results file giving each dev claim's retrieved documents")
+    train.add_argument("--no-dev", action="store_true", help="train on the synthetic claims alone")
+    train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
+                       "provenance is written beside it as .json)")
+    train.add_argument("--report", default="docs/results/verifier/training.md", help="the training report")
+    train.set_defaults(func=cmd_train_verifier)
     opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
     opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")
     opt.add_argument("--seed", type=int, default=0, help="seed of the training sample")

@@ -38,6 +38,10 @@ def render_event(event: dict[str, Any], out: TextIO) -> None:
         print(f"[select_documents] kept {len(event['selected'])} of {event['candidates']}:", file=out)
         for doc in event["selected"]:
             print(f"    {doc['rank']:>2}. {doc['title']}  ({doc['score']:.2f})", file=out)
+    elif kind == "fact" and event.get("read"):
+        print(f"[verify] fact «{event['fact']}»", file=out)
+        for quote in event.get("quotes", []):
+            print(f"    quoted from {quote['title']}: {quote['sentence'][:100]}", file=out)
     elif kind == "fact":
         print(f"[verify] fact «{event['fact']}»: {event['verdict']} ({event['confidence']:.2f}, "
               f"alignment {event['alignment']:.2f})", file=out)
@@ -50,6 +54,8 @@ def render_event(event: dict[str, Any], out: TextIO) -> None:
             print(f"    {label} {judged['probs'][label]:.2f}  {judged['title']}: {judged['sentence'][:100]}", file=out)
     elif kind == "verdict":
         confidence = f" (confidence {event['confidence']:.2f})" if "confidence" in event else ""
+        if event.get("read"):
+            print(f"[verify] read together: {', '.join(event['read'])}", file=out)
         print(f"[verify] verdict: {event['verdict']}{confidence}", file=out)
     elif kind == "degraded":
         print(f"[{node}] degraded: {event['reason']}", file=out)

@@ -67,6 +67,13 @@ def extract_entities(texts: list[str], with_spans: bool = False) -> list[list[st
     return result
 
 
+def labelled_entities(texts: list[str]) -> list[list[tuple[str, str]]]:
+    """(entity, NER label) per text, every label spaCy gives (dates, numbers, nationalities too), in order."""
+    with _LOCK:
+        docs = list(_nlp().pipe(texts, batch_size=32))
+    return [[(_clean(ent.text), ent.label_) for ent in doc.ents if len(_clean(ent.text)) > 1] for doc in docs]
+
+
 def unique(items: list[str]) -> list[str]:
     """Order-preserving, case-insensitive deduplication."""
     seen: set[str] = set()

@@ -63,11 +63,13 @@ def _engine(ctx: Context) -> dict:
 
 def run_fingerprint(ctx: Context) -> str:
     """claimhop's key: every setting as the run resolves it (so CLAIMHOP_* variables count as much as --set),
-    the engine's options, the optimised program and the code."""
+    the engine's options, the optimised program, the passage verifier's head and the code."""
     from claimhop.program import program_file
+    from claimhop.verification.head import HEAD_FILE
 
     path = program_file(ctx.use_optimized_program, ctx.program_path)
     program = path.read_bytes() if path else b""
+    program += HEAD_FILE.read_bytes() if HEAD_FILE.is_file() else b""
     settings = json.dumps([dataclasses.asdict(ctx), _engine(ctx)], sort_keys=True, default=str).encode()
     return hashlib.sha256(settings + hashlib.sha256(program).digest() + code_digest()).hexdigest()[:16]
 

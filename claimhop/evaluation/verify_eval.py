@@ -31,7 +31,7 @@ from claimhop.lm.provider import local_engine_stats
 from claimhop.retrieval.corpus import Corpus
 from claimhop.retrieval.titles import normalize_title
 
-SYSTEMS = ("majority", "single", "facts", "qa", "claimhop")
+SYSTEMS = ("majority", "single", "facts", "qa", "passages", "passages_yes", "claimhop")
 EVIDENCE_KINDS = ("gold", "retrieved")
 SINGLE_LABELS = ("supported", "contradicted", "insufficient")
 SINGLE_SYSTEM = (
@@ -129,6 +129,28 @@ def qa_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list
     return result["verdict"], result["confidence"], result["facts"]
 
 
+def passages_verdict(claim: dict, documents: list[dict], yes_only: bool = False) -> tuple[str, float, dict]:
+    """The passage verifier: the model's hidden state on the claim and the passages read (saved by an earlier read
+    when there is one), decided by the shipped head, or for a dev claim the head was trained on, by the fold head
+    that never saw it. `yes_only`: the model's own P(yes) alone, calibrated on the synthetic claims."""
+    import math
+
+    from claimhop.evaluation.verifier_features import state_of
+    from claimhop.verification.head import decide, load_head
+
+    head = load_head()
+    state, read_now = state_of(claim["claim"], documents)
+    probs = head.probabilities(state, claim["uid"])
+    if yes_only:
+        a, b = head.yes_calibration
+        p = 1.0 / (1.0 + math.exp(-(a * head.yes_logit(state) + b)))
+        verdict, confidence = ("SUPPORTED", p) if p >= 0.5 else ("INSUFFICIENT_INFO", 1.0 - p)
+    else:
+        verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], head.threshold)
+    return verdict, confidence, {"probs": {k: round(v, 4) for k, v in probs.items()}, "read_now": read_now,
+                                 "cross_fitted": claim["uid"] in head.folds}
+
+
 def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], corpus: Corpus,
                     retrieved: dict[str, list[str]], ctx, out: Path, fingerprint: str) -> list[dict]:
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -150,6 +172,8 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
                 verdict, confidence = majority
             elif system == "single":
                 verdict, confidence, extra["probs"] = single_verdict(claim["claim"], documents, ctx.evidence_sentences)
+            elif system in ("passages", "passages_yes"):
+                verdict, confidence, extra = passages_verdict(claim, documents, yes_only=system == "passages_yes")
             elif system == "claimhop":
                 verdict, confidence, extra["degraded"] = node_verdict(claim["claim"], documents, ctx)
             else:

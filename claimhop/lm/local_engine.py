@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from dspy.lm15 import Response, response_from_openai_chat, response_to_events
 
 from claimhop.lm.call_watch import SerialModel
@@ -103,7 +104,18 @@ def server_params(model_path: Path, options: EngineOptions):
     # signature's long system message is processed once, not on every call (~2x faster prompts here).
     params.cache_prompt = True
     params.cache_ram_mib = PROMPT_CACHE_MIB
+    # The same server also gives the final hidden state of a prompt's last token (llama.cpp's embeddings with
+    # last-token pooling): what the passage verifier's learned head reads (claimhop.verification.passages).
+    params.embedding = True
+    params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_LAST
     return params
+
+
+def chatml(messages: list[dict]) -> str:
+    """The bundled Qwen model's chat template as text, ending where the assistant's reply starts (what llama.cpp's
+    chat endpoint builds from the same messages; the embeddings endpoint takes raw text)."""
+    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+    return f"{turns}<|im_start|>assistant\n"
 
 
 class LlamaCppEngine:
@@ -147,6 +159,24 @@ class LlamaCppEngine:
             message = result.get("error", result) if isinstance(result, dict) else result
             raise LocalModelError(f"local model returned no completion: {message}")
         return result
+
+    def last_hidden_state(self, messages: list[dict]) -> np.ndarray:
+        """The model's final hidden state (after its last norm, before the output layer) at the last token of the
+        chat-templated prompt, where its reply would start: one prompt pass, no token generated."""
+        text = chatml(messages)
+        with self._lock:
+            started = time.perf_counter()
+            result = self._server.handle_embeddings({"input": [text], "embd_normalize": -1})
+            seconds = time.perf_counter() - started
+            self.calls += 1
+            prompt = int(((result or {}).get("usage") or {}).get("prompt_tokens") or 0) if isinstance(result, dict) else 0
+            self.prompt_tokens += prompt
+            LEDGER.record(prompt=prompt, output=0, cached=0, seconds=seconds, asked=True)
+        try:
+            return np.asarray(result["data"][0]["embedding"], dtype=np.float32)
+        except (TypeError, KeyError, IndexError):
+            message = result.get("error", result) if isinstance(result, dict) else result
+            raise LocalModelError(f"local model returned no hidden state: {str(message)[:200]}") from None
 
     def _body(self, request) -> dict:
         messages = []

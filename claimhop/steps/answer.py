@@ -63,6 +63,9 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
     lines = []
     for number, fact in enumerate(facts, start=1):
         text = " ".join(drop_invalid_citations(fact["fact"], 0).split())  # a claim's own "[3]" is not a citation
+        if fact.get("read"):  # the passage verifier: the claim was judged whole; each fact shows where it is stated
+            lines.append(f'{number}. "{text}": {read_fact_words(fact, by_ref)}')
+            continue
         head = f'{number}. "{text}": {FACT_WORDS[fact["verdict"]]} ({fact["confidence"]:.2f})'
         quote = by_ref.get(fact.get("ref", 0))
         if fact.get("questions") and not fact.get("error"):  # the QA verifier: its questions quote the evidence
@@ -80,6 +83,16 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
             lines.append(f"{head}. Not found in the collection: no selected document settles it.")
         lines += [f"   {asked_line(q, by_ref)}" for q in fact.get("questions", [])]
     return lines
+
+
+def read_fact_words(fact: dict, by_ref: dict[int, Evidence]) -> str:
+    """Where a fact stands in the passages read: the sentences that state it for a supported claim, the closest
+    sentences read otherwise (the claim was judged as a whole, so no fact is singled out as the false one)."""
+    quotes = [by_ref[ref] for ref in fact.get("refs", []) if ref in by_ref]
+    if not quotes:
+        return "no passage read mentions it."
+    said = " ".join(f'{q["title"]}: "{q["sentence"]}" [{q["ref"]}]' for q in quotes)
+    return f"stated in {said}" if fact["verdict"] == "SUPPORTED" else f"closest sentences read: {said}"
 
 
 def qa_words(verdict: str, question: dict) -> str:

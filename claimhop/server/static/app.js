@@ -302,6 +302,10 @@ function handleCustom(e) {
       renderSelection(e.selected); break;
     case "verify/fact":
       ui.facts += 1;
+      if (e.read) {
+        nodeDetail("verify", `fact ${ui.facts} quoted from ${(e.quotes || []).map((q) => q.title).join(" + ") || "nothing read"}`);
+        break;
+      }
       nodeDetail("verify", `fact ${ui.facts}: ${e.verdict.replace("_", " ").toLowerCase()} (${Number(e.confidence).toFixed(2)})` +
         (e.questions || []).map((q) => ` · asked: ${q.question} → ${q.answer}${q.name && q.name !== q.answer ? ` (${q.name})` : ""}`).join(""));
       break;

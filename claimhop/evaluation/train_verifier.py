@@ -1,0 +1,161 @@
+"""`claimhop train-verifier`: read every training claim once with the local model (features cached, resumable),
+fit the passage verifier's heads, measure them on claims they never saw, and write the weights file with its
+provenance (claimhop.verification.head).
+
+Training set: the synthetic claims (claimhop.evaluation.synthetic) and the HoVer dev claims on their gold and on
+their retrieved documents. Every dev figure comes from a head trained without that claim (5 folds by a hash of the
+claim's uid; both evidence kinds of a claim share its fold), and the file keeps those fold heads so `claimhop
+eval-verify --systems passages` measures dev claims the same way. The regularisation is chosen by grouped inner
+cross-validation on the training set alone."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
+from claimhop.evaluation.verifier_features import extract_features, features_dir, load_features
+from claimhop.lm.weights import QWEN_CODER_1_5B
+from claimhop.verification.head import HEAD_FILE, PROVENANCE_FILE, Logistic, save_head
+from claimhop.verification.passages import PASSAGE_BUDGET, prompt_version
+
+SYNTHETIC_CLAIMS = Path("docs/results/verifier/synthetic-claims.jsonl")
+FOLDS = 5
+C_GRID = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
+ANSWER_TOKENS = ("Yes", "yes", "No", "no")
+
+
+def fold_of(uid: str, folds: int = FOLDS) -> int:
+    return int(hashlib.sha256(uid.encode()).hexdigest(), 16) % folds
+
+
+def answer_rows(model_path: Path) -> np.ndarray:
+    """The output layer's rows for the answer tokens, dequantised from the GGUF (so P(yes) is a readout of the
+    state without a generation call)."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(model_path))
+    tokens = reader.fields["tokenizer.ggml.tokens"]
+    names = [bytes(tokens.parts[i]).decode("utf-8", "replace") for i in tokens.data]
+    output = next(t for t in reader.tensors if t.name == "output.weight")
+    ids = [names.index(token) for token in ANSWER_TOKENS]
+    return np.asarray(gguf.quants.dequantize(output.data[ids], output.tensor_type), dtype=np.float64)
+
+
+def yes_logits(states: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    logits = states.astype(np.float64) @ rows.T
+    return np.logaddexp(logits[:, 0], logits[:, 1]) - np.logaddexp(logits[:, 2], logits[:, 3])
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | None = None) -> tuple[Logistic, float]:
+    """L2 logistic regression; C chosen by grouped 5-fold log-loss on (x, y) when not given."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import GroupKFold
+
+    if c is None:
+        losses = {}
+        for candidate in C_GRID:
+            predicted = np.zeros(len(y))
+            for train, test in GroupKFold(n_splits=5).split(x, y, groups):
+                model = LogisticRegression(C=candidate, max_iter=2000).fit(x[train], y[train])
+                predicted[test] = model.predict_proba(x[test])[:, 1]
+            losses[candidate] = log_loss(y, np.clip(predicted, 1e-6, 1 - 1e-6))
+        c = min(losses, key=losses.get)
+    model = LogisticRegression(C=c, max_iter=2000).fit(x, y)
+    return Logistic(model.coef_[0].astype(np.float64), float(model.intercept_[0])), c
+
+
+def standardise(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = raw.mean(axis=0)
+    scale = raw.std(axis=0)
+    return mean, np.where(scale > 1e-8, scale, 1.0)
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path = DEV_RETRIEVED,
+                   out: Path = HEAD_FILE, provenance_out: Path = PROVENANCE_FILE, use_dev: bool = True,
+                   report_dir: Path | None = None) -> dict:
+    """Features for every item (read once), the heads, cross-fitted dev predictions, the weights file."""
+    from claimhop.lm.weights import gguf_path
+    from claimhop.retrieval.corpus import load_corpus
+
+    started = time.time()
+    synthetic = synthetic_items(synthetic_path)
+    dev = [*dev_items("gold"), *dev_items("retrieved", retrieved_from)] if use_dev else []
+    corpus = load_corpus()
+    extract_features(dev, corpus, desc="dev claims")
+    extract_features(synthetic, corpus, desc="synthetic claims")
+    items = [*synthetic, *dev]
+    states = load_features(items)
+    rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
+    raw = np.column_stack([states.astype(np.float64), yes_logits(states, rows)])
+    mean, scale = standardise(raw)
+    x = (raw - mean) / scale
+    supported = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
+    groups = [item["group"] for item in items]
+    is_synthetic = np.array([item["source"] == "synthetic" for item in items])
+
+    support, c_support = fit_logistic(x, supported, groups)
+    false_synthetic = np.array([item.get("kind") in ("CONTRADICTED", "INSUFFICIENT_INFO") for item in items]) & is_synthetic
+    contradicted = np.array([item.get("kind") == "CONTRADICTED" for item in items], dtype=int)
+    kind, c_kind = fit_logistic(x[false_synthetic], contradicted[false_synthetic],
+                                [g for g, keep in zip(groups, false_synthetic) if keep])
+    # the prompted answer alone, calibrated on the synthetic claims only: what a served model gets
+    yes_only, _ = fit_logistic(x[is_synthetic][:, -1:], supported[is_synthetic],
+                               [g for g, keep in zip(groups, is_synthetic) if keep], c=1.0)
+    yes_a = yes_only.weights[0] / scale[-1]
+    yes_b = yes_only.bias - yes_only.weights[0] * mean[-1] / scale[-1]
+
+    dev_uids = sorted({item["group"] for item in dev})
+    folds = {uid: fold_of(uid) for uid in dev_uids}
+    fold_heads = []
+    for fold in range(FOLDS if dev else 0):
+        keep = np.array([not (item["source"] != "synthetic" and folds[item["group"]] == fold) for item in items])
+        head, _ = fit_logistic(x[keep], supported[keep], [g for g, k in zip(groups, keep) if k], c=c_support)
+        fold_heads.append(head)
+
+    arrays = {
+        "mean": mean, "scale": scale, "answer_rows": rows,
+        "support_weights": support.weights, "support_bias": np.array(support.bias),
+        "kind_weights": kind.weights, "kind_bias": np.array(kind.bias),
+        "threshold": np.array(0.5), "yes_calibration": np.array([yes_a, yes_b]),
+        "fold_weights": np.array([h.weights for h in fold_heads]).reshape(len(fold_heads), -1),
+        "fold_biases": np.array([h.bias for h in fold_heads]),
+    }
+    counts: dict[str, int] = {}
+    for item in synthetic:
+        counts[item["variant"]] = counts.get(item["variant"], 0) + 1
+    provenance = {
+        "what": "claimhop's passage verifier head (verifier=passages): logistic regressions over the bundled model's "
+                "final hidden state at the answer position of the passage prompt, plus its yes-vs-no logit",
+        "command": "claimhop train-verifier",
+        "trained_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256,
+        "prompt": prompt_version(), "passage_budget_chars": PASSAGE_BUDGET,
+        "training_data": {
+            "synthetic": {"file": str(synthetic_path), "sha256": file_sha256(synthetic_path), "items": len(synthetic),
+                          "by_variant": counts,
+                          "made_from": "HotpotQA questions bundled in claimhop/data/hotpotqa_questions_dev.jsonl.gz "
+                                       "and their Wikipedia paragraphs (CC BY-SA 4.0); see claimhop.evaluation.synthetic"},
+            "hover_dev": {"claims": len(dev_uids), "evidence": ["gold", f"retrieved ({retrieved_from})"] if dev else [],
+                          "file": "claimhop/data/claims_dev.jsonl"},
+        },
+        "support_head": {"C": c_support, "items": int(len(items)), "supported": int(supported.sum())},
+        "kind_head": {"C": c_kind, "items": int(false_synthetic.sum()), "contradicted": int(contradicted[false_synthetic].sum())},
+        "yes_calibration": {"a": float(yes_a), "b": float(yes_b), "fitted_on": "synthetic claims only"},
+        "folds": FOLDS, "dev_folds": folds,
+        "features_folder": str(features_dir()),
+        "seconds": round(time.time() - started, 1),
+    }
+    save_head(arrays, provenance, out, provenance_out)
+    return {"items": items, "x": x, "supported": supported, "groups": groups, "provenance": provenance,
+            "kind_items": false_synthetic, "contradicted": contradicted, "mean_last": mean[-1], "scale_last": scale[-1]}

@@ -1,0 +1,86 @@
+"""The passage verifier's features for labelled claims: one model pass per (claim, documents), each hidden state saved
+on its own as soon as it is read, so a stopped run resumes where it was and a finished one is never read twice.
+
+An item is {"key", "claim", "titles", "label", ...}: `titles` are the documents read (gold, retrieved or a synthetic
+claim's), in order. States live in claimhop's folder under the prompt's version and the model's hash, so a change of
+prompt or model never mixes with old features."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from claimhop.atomic import atomic_path
+from claimhop.cache_root import cache_root
+from claimhop.lm.weights import QWEN_CODER_1_5B
+from claimhop.retrieval.corpus import Corpus
+from claimhop.verification.passages import prompt_version, read_passages
+
+
+def features_dir() -> Path:
+    """Where this prompt's and model's features are kept."""
+    return cache_root() / "verifier-features" / f"{prompt_version()}-{QWEN_CODER_1_5B.sha256[:12]}"
+
+
+def state_path(folder: Path, item: dict) -> Path:
+    """One file per item, named by a hash of what was read, so the same claim on other documents is another item."""
+    digest = hashlib.sha256(f"{item['claim']}\n{'|'.join(item['titles'])}".encode()).hexdigest()[:20]
+    return folder / f"{digest}.npy"
+
+
+def documents_for(corpus: Corpus, titles: list[str]) -> list[dict]:
+    from claimhop.evaluation.verify_eval import documents_by_title
+
+    return documents_by_title(corpus, titles)
+
+
+def save_atomic(path: Path, array: np.ndarray) -> None:
+    """Written to a temporary file, then renamed: a crash leaves either no file or a whole one."""
+    with atomic_path(path, suffix=".npy") as tmp:
+        np.save(tmp, array)
+
+
+def extract_features(items: list[dict], corpus: Corpus, folder: Path | None = None, desc: str = "features") -> Path:
+    """Read every item not read yet (one model pass each), with a progress bar; returns the folder."""
+    from claimhop.lm.provider import local_engine
+
+    folder = folder or features_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    todo = [item for item in items if not state_path(folder, item).is_file()]
+    if not todo:
+        return folder
+    engine = local_engine()
+    with tqdm(total=len(items), initial=len(items) - len(todo), desc=desc, unit="claim") as bar:
+        for item in todo:
+            reading = read_passages(engine, item["claim"], documents_for(corpus, item["titles"]))
+            save_atomic(state_path(folder, item), reading.state.astype(np.float32))
+            bar.update()
+    return folder
+
+
+def state_of(claim: str, documents: list[dict], folder: Path | None = None) -> tuple[np.ndarray, bool]:
+    """The hidden state for the claim on these documents: saved by an earlier read (train-verifier, eval-verify), or
+    read now and saved. Second value: whether it was read now."""
+    from claimhop.lm.provider import local_engine
+
+    folder = folder or features_dir()
+    path = state_path(folder, {"claim": claim, "titles": [d["title"] for d in documents]})
+    if path.is_file():
+        return np.load(path), False
+    folder.mkdir(parents=True, exist_ok=True)
+    state = read_passages(local_engine(), claim, documents).state.astype(np.float32)
+    save_atomic(path, state)
+    return state, True
+
+
+def load_features(items: list[dict], folder: Path | None = None) -> np.ndarray:
+    """The saved states of `items`, one row each; a clear error when some were never read."""
+    folder = folder or features_dir()
+    missing = [item["key"] for item in items if not state_path(folder, item).is_file()]
+    if missing:
+        raise ValueError(f"{len(missing)} items have no features in {folder} (run `claimhop train-verifier` to read "
+                         f"them), e.g. {missing[0]}")
+    return np.stack([np.load(state_path(folder, item)) for item in items])

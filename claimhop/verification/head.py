@@ -1,0 +1,127 @@
+"""The passage verifier's learned decision: logistic heads over the local model's hidden state where its yes/no
+answer starts (claimhop.verification.passages), trained by `claimhop train-verifier` and shipped as a small weights
+file with its training provenance beside it.
+
+Features: the standardised 1536-float state and the model's own yes-vs-no logit (one linear readout of the same
+state, through the output layer's "Yes"/"yes"/"No"/"no" rows, shipped in the file so nothing else is read at run
+time). Two heads:
+- `support`: P(the claim is supported by the passages), trained on synthetic claims and the HoVer dev claims;
+- `kind`: P(contradicted | not supported), trained on the synthetic claims, whose false ones say how they are false.
+The file also holds one `support` head per cross-fitting fold, trained without that fold's dev claims, so a
+measurement on a dev claim uses a head that never saw it (`support_for`)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from claimhop.atomic import atomic_path, write_text
+from claimhop.data import bundled
+
+HEAD_FILE = bundled("verifier_head.npz")
+PROVENANCE_FILE = bundled("verifier_head.json")
+TRAIN_COMMAND = "claimhop train-verifier"
+_LOCK = threading.Lock()
+_LOADED: dict[str, VerdictHead] = {}
+
+
+class HeadError(ValueError):
+    """The head's weights file is missing or was trained for another model or prompt."""
+
+
+@dataclass(frozen=True)
+class Logistic:
+    """P = sigmoid(w . standardised(x) + b)."""
+
+    weights: np.ndarray
+    bias: float
+
+    def probability(self, features: np.ndarray) -> float:
+        z = float(features @ self.weights + self.bias)
+        return float(1.0 / (1.0 + np.exp(-np.clip(z, -50, 50))))
+
+
+@dataclass(frozen=True)
+class VerdictHead:
+    mean: np.ndarray
+    scale: np.ndarray
+    answer_rows: np.ndarray  # output-layer rows of Yes, yes, No, no
+    support: Logistic
+    kind: Logistic
+    threshold: float  # P(supported) a SUPPORTED verdict needs
+    yes_calibration: tuple[float, float]  # a served model's P(supported) = sigmoid(a * yes_logit + b)
+    folds: dict[str, int] = field(default_factory=dict)  # dev uid -> the fold whose head never saw it
+    fold_support: list[Logistic] = field(default_factory=list)
+    provenance: dict = field(default_factory=dict)
+
+    def yes_logit(self, state: np.ndarray) -> float:
+        """The model's log-odds of answering yes rather than no, from the state (what its answer would say)."""
+        logits = self.answer_rows @ state
+        return float(np.logaddexp(logits[0], logits[1]) - np.logaddexp(logits[2], logits[3]))
+
+    def features(self, state: np.ndarray) -> np.ndarray:
+        raw = np.concatenate([state.astype(np.float64), [self.yes_logit(state)]])
+        return (raw - self.mean) / self.scale
+
+    def support_for(self, uid: str | None = None) -> Logistic:
+        """The full head, or for a claim it was trained on, the head of the fold that left that claim out."""
+        fold = self.folds.get(uid or "")
+        return self.fold_support[fold] if fold is not None else self.support
+
+    def probabilities(self, state: np.ndarray, uid: str | None = None) -> dict[str, float]:
+        x = self.features(state)
+        return {"supported": self.support_for(uid).probability(x), "contradicted_if_not": self.kind.probability(x),
+                "yes": float(1.0 / (1.0 + np.exp(-np.clip(self.yes_logit(state), -50, 50))))}
+
+
+def decide(p_supported: float, p_contradicted: float, threshold: float) -> tuple[str, float]:
+    """The user's three labels from the two heads: SUPPORTED with confidence P(supported); otherwise CONTRADICTED
+    or INSUFFICIENT_INFO by the kind head, with confidence 1 - P(supported) (how sure the claim is not supported)."""
+    if p_supported >= threshold:
+        return "SUPPORTED", round(p_supported, 4)
+    verdict = "CONTRADICTED" if p_contradicted >= 0.5 else "INSUFFICIENT_INFO"
+    return verdict, round(1.0 - p_supported, 4)
+
+
+def save_head(head_arrays: dict[str, np.ndarray], provenance: dict, npz: Path = HEAD_FILE,
+              json_path: Path = PROVENANCE_FILE) -> None:
+    with atomic_path(npz, suffix=".npz") as tmp:
+        np.savez_compressed(tmp, **head_arrays)
+    write_text(json_path, json.dumps(provenance, indent=2, ensure_ascii=False) + "\n")
+
+
+def load_head(npz: Path = HEAD_FILE, json_path: Path = PROVENANCE_FILE) -> VerdictHead:
+    """The shipped head, checked against the model and prompt it is used with; loaded once per process."""
+    from claimhop.lm.weights import QWEN_CODER_1_5B
+    from claimhop.verification.passages import prompt_version
+
+    key = str(npz)
+    with _LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+        if not npz.is_file() or not json_path.is_file():
+            raise HeadError(f"the passage verifier's head {npz} is missing: make it with `{TRAIN_COMMAND}`")
+        provenance = json.loads(json_path.read_text(encoding="utf-8"))
+        if provenance.get("model_sha256") != QWEN_CODER_1_5B.sha256 or provenance.get("prompt") != prompt_version():
+            raise HeadError(f"the passage verifier's head {npz} was trained for another model or prompt "
+                            f"(model {str(provenance.get('model_sha256'))[:12]}, prompt {provenance.get('prompt')}; "
+                            f"this run: {QWEN_CODER_1_5B.sha256[:12]}, {prompt_version()}): retrain it with `{TRAIN_COMMAND}`")
+        with np.load(npz) as data:
+            arrays = {name: data[name] for name in data.files}
+        folds = int(arrays["fold_weights"].shape[0])
+        head = VerdictHead(
+            mean=arrays["mean"], scale=arrays["scale"], answer_rows=arrays["answer_rows"],
+            support=Logistic(arrays["support_weights"], float(arrays["support_bias"])),
+            kind=Logistic(arrays["kind_weights"], float(arrays["kind_bias"])),
+            threshold=float(arrays["threshold"]),
+            yes_calibration=(float(arrays["yes_calibration"][0]), float(arrays["yes_calibration"][1])),
+            folds={uid: int(f) for uid, f in provenance.get("dev_folds", {}).items()},
+            fold_support=[Logistic(arrays["fold_weights"][i], float(arrays["fold_biases"][i])) for i in range(folds)],
+            provenance=provenance,
+        )
+        _LOADED[key] = head
+        return head

@@ -1,0 +1,45 @@
+"""The passage verifier with the real local model: the hidden state read from llama.cpp gives the same P(yes) as
+the model's own constrained answer (so the shipped answer rows and the state are what the head was trained on),
+and README's claim through the whole graph is supported with each half quoted from that person's own article."""
+
+from __future__ import annotations
+
+import math
+
+from claims import hover_claim
+
+from claimhop.evaluation.verify_eval import documents_by_title
+from claimhop.lm.label_probs import classify_local
+from claimhop.lm.provider import local_engine
+from claimhop.program import PASSAGES_SYSTEM
+from claimhop.retrieval.corpus import load_corpus
+from claimhop.verification.head import load_head
+from claimhop.verification.passages import passage_messages, passages_read
+
+
+def test_the_state_gives_the_models_own_answer_probability():
+    claim = hover_claim("0012d9a6")
+    passages = passages_read(documents_by_title(load_corpus(), claim["supporting_titles"]))
+    messages = passage_messages(claim["claim"], passages)
+    engine = local_engine()
+    state = engine.last_hidden_state(messages)
+    assert state.shape == (1536,) and math.isfinite(float(state @ state))
+    _, asked = classify_local(engine, PASSAGES_SYSTEM, messages[1]["content"], ("yes", "no"))
+    read = load_head().probabilities(state)["yes"]
+    assert abs(read - asked["yes"]) < 0.03, (read, asked)
+
+
+def test_readmes_claim_through_the_whole_graph_quotes_each_half_from_its_own_article():
+    """What README's first command shows: the whole graph, real model, index and shipped head."""
+    from graph import check_claim
+
+    result = check_claim(hover_claim("0012d9a6")["claim"], verifier="passages")
+    assert result["verdict"] == "SUPPORTED" and 0.5 <= result["confidence"] <= 1.0
+    lines = {fact["fact"]: fact for fact in result["facts"]}
+    by_ref = {e["ref"]: e for e in result["evidence"]}
+    quoted = {fact: {by_ref[ref]["title"] for ref in record["refs"]} for fact, record in lines.items()}
+    singer = [fact for fact in quoted if "American" in fact and "Augeri" not in fact]
+    augeri = [fact for fact in quoted if "Augeri" in fact]
+    assert singer and all("Cherie Currie" in quoted[fact] for fact in singer), quoted
+    assert augeri and all("Steve Augeri" in quoted[fact] for fact in augeri), quoted
+    assert "2010 American drama film" not in result["answer"].split("References:")[0]

@@ -1,0 +1,208 @@
+"""The passage verifier (verifier=passages): which passages are read, the head's decision and its file's checks,
+the quotes for each fact, and the verify node's answer, with a fake engine standing in for the model's pass."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from claimhop.steps.answer import fact_lines
+from claimhop.verification import head as head_module
+from claimhop.verification.head import HeadError, Logistic, VerdictHead, decide, load_head, save_head
+from claimhop.verification.passages import PASSAGE_CAP, passage_messages, passages_read, prompt_version
+from claimhop.verification.quotes import quotes_for
+
+CURRIE = ("Cherie Ann Currie (born November 30, 1959) is an American musician (instrumentalist, singer, songwriter), "
+          "actress and artist. Currie was the lead vocalist of the Runaways, a rock band from Los Angeles, in the "
+          "mid-to-late 1970s. After the Runaways, she became a solo artist. She is also well known for her role in "
+          "the movie \"Foxes\".")
+FILM = ("The Runaways is a 2010 American drama film about the 1970s rock band of the same name written and directed "
+        "by Floria Sigismondi. It is based on the book \"Neon Angel: A Memoir of a Runaway\" by the band's original "
+        "lead vocalist Cherie Currie.")
+AUGERI = ("Steve Augeri (born January 30, 1959) is an American rock singer best known for his work with Tall Stories, "
+          "Tyketto, and Journey.")
+DOCS = [{"title": "The Runaways (film)", "text": FILM}, {"title": "Steve Augeri", "text": AUGERI},
+        {"title": "Cherie Currie", "text": CURRIE}]
+
+
+def test_passages_are_read_whole_in_selection_order_within_the_budget():
+    docs = [{"title": f"D{i}", "text": "x" * 500} for i in range(10)]
+    read = passages_read(docs, budget=1600)
+    assert [p["title"] for p in read] == ["D0", "D1", "D2"]  # 3 x ~506 characters fit in 1,600
+    assert all(p["text"] == "x" * 500 for p in read)
+    # one too long for what is left is skipped, a shorter one after it still fits
+    mixed = [{"title": "A", "text": "a" * 900}, {"title": "B", "text": "b" * 900}, {"title": "C", "text": "c" * 200}]
+    assert [p["title"] for p in passages_read(mixed, budget=1200)] == ["A", "C"]
+    # a passage longer than the cap is cut at a sentence end; the first is always read
+    long = [{"title": "L", "text": " ".join(f"Sentence number {i} is here." for i in range(200))}]
+    read = passages_read(long, budget=10)
+    assert len(read) == 1 and len(read[0]["text"]) <= PASSAGE_CAP and read[0]["text"].endswith(".")
+
+
+def test_the_prompt_holds_the_claim_and_every_passage_read():
+    messages = passage_messages("Steve Augeri is American.", DOCS[:2])
+    user = messages[1]["content"]
+    assert messages[0]["role"] == "system" and "supported" in messages[0]["content"]
+    assert "[The Runaways (film)] The Runaways is a 2010" in user and "[Steve Augeri]" in user
+    assert "Claim: Steve Augeri is American." in user
+
+
+def test_three_verdicts_from_the_two_heads():
+    assert decide(0.8, 0.9, 0.5) == ("SUPPORTED", 0.8)
+    assert decide(0.3, 0.7, 0.5) == ("CONTRADICTED", 0.7)
+    assert decide(0.3, 0.2, 0.5) == ("INSUFFICIENT_INFO", 0.7)
+
+
+def tiny_head(dim: int = 4, support_bias: float = 0.0) -> VerdictHead:
+    rows = np.zeros((4, dim))
+    rows[0, 0] = rows[1, 0] = 1.0  # "Yes"/"yes" read the first coordinate, "No"/"no" the second
+    rows[2, 1] = rows[3, 1] = 1.0
+    weights = np.zeros(dim + 1)
+    weights[0] = 2.0
+    return VerdictHead(mean=np.zeros(dim + 1), scale=np.ones(dim + 1), answer_rows=rows,
+                       support=Logistic(weights, support_bias), kind=Logistic(np.zeros(dim + 1), 1.0),
+                       threshold=0.5, yes_calibration=(1.0, 0.0), folds={"seen": 0},
+                       fold_support=[Logistic(-weights, 0.0)])
+
+
+def test_the_yes_logit_is_read_from_the_state_and_a_seen_claim_gets_its_fold_head():
+    head = tiny_head()
+    state = np.array([3.0, 1.0, 0.0, 0.0])
+    assert head.yes_logit(state) == pytest.approx(2.0)  # log(2e^3) - log(2e^1)
+    assert head.probabilities(state)["supported"] > 0.99
+    assert head.probabilities(state, "seen")["supported"] < 0.01  # the fold head, trained without that claim
+    assert head.probabilities(state)["yes"] == pytest.approx(1 / (1 + np.exp(-2.0)))
+
+
+def head_arrays(dim: int = 4) -> dict:
+    return {"mean": np.zeros(dim + 1), "scale": np.ones(dim + 1), "answer_rows": np.zeros((4, dim)),
+            "support_weights": np.zeros(dim + 1), "support_bias": np.array(0.0), "kind_weights": np.zeros(dim + 1),
+            "kind_bias": np.array(0.0), "threshold": np.array(0.5), "yes_calibration": np.array([1.0, 0.0]),
+            "fold_weights": np.zeros((0, dim + 1)), "fold_biases": np.zeros(0)}
+
+
+def test_a_missing_or_mismatched_head_file_names_the_command_that_makes_it(tmp_path, monkeypatch):
+    from claimhop.lm.weights import QWEN_CODER_1_5B
+
+    monkeypatch.setattr(head_module, "_LOADED", {})
+    with pytest.raises(HeadError, match="claimhop train-verifier"):
+        load_head(tmp_path / "none.npz", tmp_path / "none.json")
+    npz, meta = tmp_path / "head.npz", tmp_path / "head.json"
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": "another"}, npz, meta)
+    with pytest.raises(HeadError, match="another model or prompt.*claimhop train-verifier"):
+        load_head(npz, meta)
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": prompt_version()}, npz, meta)
+    assert load_head(npz, meta).threshold == 0.5
+
+
+def test_the_shipped_head_loads_and_says_what_it_was_trained_on():
+    head = load_head()
+    provenance = head.provenance
+    assert provenance["command"] == "claimhop train-verifier"
+    assert provenance["training_data"]["synthetic"]["items"] > 100
+    assert head.mean.shape == head.support.weights.shape == (1537,)
+    assert len(head.fold_support) == provenance["folds"] and len(head.folds) == 169
+
+
+def test_each_fact_is_quoted_from_the_sentence_that_states_it():
+    facts = ["The Runaways' lead singer is an American musician.", "Steve Augeri is an American musician."]
+    first, second = quotes_for(facts, DOCS)
+    # the singer's own article, both who she is and what she is, not the film's "2010 American drama film"
+    assert {q["title"] for q in first} == {"Cherie Currie"}
+    assert any("is an American musician" in q["sentence"] for q in first)
+    assert any("lead vocalist of the Runaways" in q["sentence"] for q in first)
+    assert [q["title"] for q in second] == ["Steve Augeri"]  # another article's "musician" is not his
+    assert quotes_for(facts, []) == [[], []]
+
+
+def no_dspy_model(monkeypatch):
+    """The node's retries run under the run's DSPy LM, which the passage pass itself never calls."""
+    import claimhop.lm.provider as provider
+    from fakes import fake_lm
+
+    monkeypatch.setitem(provider._LMS, "local", fake_lm({})[0])
+
+
+class FakeEngine:
+    def __init__(self, state):
+        self.state, self.messages = state, []
+
+    def last_hidden_state(self, messages):
+        self.messages.append(messages)
+        return self.state
+
+
+def test_the_verify_node_reads_once_and_quotes_every_fact(monkeypatch):
+    passage_verdict = importlib.import_module("claimhop.steps.passage_verdict")
+    no_dspy_model(monkeypatch)
+    engine = FakeEngine(np.array([3.0, 1.0, 0.0, 0.0]))
+    monkeypatch.setattr(passage_verdict, "local_engine", lambda: engine)
+    monkeypatch.setattr(passage_verdict, "load_head", lambda: tiny_head())
+    from state.context import Context
+
+    ctx = Context.from_any({"verifier": "passages"})
+    state = {"claim": "The Runaways' lead singer and Steve Augeri were both American musicians.",
+             "selected": DOCS, "claim_entities": ["Runaways", "Steve Augeri"],
+             "planned_facts": ["The Runaways' lead singer is an American musician.", "Steve Augeri is an American musician."]}
+    update = passage_verdict.verify_by_passages(state, ctx)
+    assert len(engine.messages) == 1 and update["lm_calls"] == 1
+    assert update["verdict"] == "SUPPORTED" and update["confidence"] > 0.99
+    lines = fact_lines(update["facts"], update["evidence"])
+    assert lines[0].startswith('1. "The Runaways\' lead singer is an American musician.": stated in Cherie Currie:')
+    assert "2010 American drama film" not in lines[0]
+    assert lines[1].startswith('2. "Steve Augeri is an American musician.": stated in Steve Augeri:')
+    cited = {e["ref"] for e in update["evidence"]}
+    assert all(ref in cited for fact in update["facts"] for ref in fact["refs"])
+
+
+def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatch):
+    passage_verdict = importlib.import_module("claimhop.steps.passage_verdict")
+
+    class Broken:
+        def last_hidden_state(self, messages):
+            raise RuntimeError("llama.cpp said no")
+
+    no_dspy_model(monkeypatch)
+    monkeypatch.setattr(passage_verdict, "local_engine", lambda: Broken())
+    monkeypatch.setattr(passage_verdict, "load_head", lambda: tiny_head())
+    from state.context import Context
+
+    ctx = Context.from_any({"verifier": "passages", "model_attempts": 1})
+    update = passage_verdict.verify_by_passages(
+        {"claim": "Steve Augeri is American.", "selected": DOCS, "planned_facts": ["Steve Augeri is American."]}, ctx)
+    assert update["verdict"] == "INSUFFICIENT_INFO" and update["confidence"] == 0.0
+    assert "llama.cpp said no" in update["degraded"][0] and update["lm_calls"] == 0
+
+
+def test_synthetic_false_claims_swap_a_value_of_the_same_kind_from_the_gold_paragraphs():
+    from claimhop.evaluation.synthetic import evidence_titles, swap_value
+
+    paragraphs = ["Maria Golovin is an opera by Gian Carlo Menotti.", "Menotti worked with Samuel Barber in Milan."]
+    claim = "The Italian-American composer who wrote Maria Golovin is Gian Carlo Menotti."
+    swapped = swap_value(claim, "Gian Carlo Menotti", paragraphs, "q1")
+    assert swapped == "The Italian-American composer who wrote Maria Golovin is Samuel Barber."
+    assert swap_value(claim, "Gian Carlo Menotti", paragraphs, "q1") == swapped  # deterministic
+    texts = {"G1": "g" * 400, "G2": "h" * 400, "D1": "d" * 400, "D2": "e" * 3000}
+    chosen = evidence_titles(["G1", "G2"], ["D1", "D2"], texts, "q1", budget=1400)
+    assert sorted(chosen) == ["D1", "G1", "G2"]  # gold always, a distractor as the budget allows
+    assert chosen == evidence_titles(["G1", "G2"], ["D1", "D2"], texts, "q1", budget=1400)
+
+
+def test_the_synthetic_set_and_its_provenance_are_committed():
+    from pathlib import Path
+
+    rows = [json.loads(line) for line in Path("docs/results/verifier/synthetic-claims.jsonl").read_text().splitlines()]
+    kinds = {row["kind"] for row in rows}
+    assert kinds == {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    assert all(row["label"] == ("SUPPORTED" if row["kind"] == "SUPPORTED" else "NOT_SUPPORTED") for row in rows)
+    removed = [row for row in rows if row["variant"] == "removed"]
+    assert removed and all(row["removed"] not in row["titles"] for row in removed)
+    provenance = load_head().provenance["training_data"]["synthetic"]
+    import hashlib
+
+    assert provenance["sha256"] == hashlib.sha256(Path(provenance["file"]).read_bytes()).hexdigest()
+    assert SimpleNamespace(**provenance).items == len(rows)
