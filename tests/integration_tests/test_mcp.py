@@ -28,10 +28,23 @@ def test_claimhop_is_one_tool_that_says_what_it_does_and_takes_a_claim(server):
     assert "settings" in tool.input_schema["properties"]
 
 
-def test_a_tool_call_returns_the_cited_answer_verdict_first(server):
+def test_a_tool_call_reports_each_node_then_returns_the_cited_answer_verdict_first(server):
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
     result = with_client(server, lambda client: client.call_tool(
-        "check_claim", {"claim": CLAIM, "settings": {"max_iterations": 1}}, read_timeout_seconds=900))
+        "check_claim", {"claim": CLAIM, "settings": {"max_iterations": 1}}, read_timeout_seconds=900,
+        progress_callback=on_progress))
     assert not result.is_error, result.content
+    # progress arrived before the result: each finished node by name, counting up, the verdict among them
+    messages = [m or "" for _, _, m in progress]
+    for node in ("search_claim", "select_documents", "verify"):
+        assert any(m.startswith(f"{node} done") for m in messages), messages
+    assert any("documents kept" in m for m in messages) and any("verdict" in m for m in messages)
+    counts = [done for done, _, _ in progress]
+    assert counts == sorted(counts) and progress[-1][1] and counts[-1] <= progress[-1][1]
     text = result.content[0].text
     assert text.split(":", 1)[0] == "Verdict"
     assert text.split()[1] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
