@@ -532,7 +532,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(func=cmd_eval)
     verify = sub.add_parser("eval-verify", help="verdict accuracy, macro-F1 and calibration of each verifier on gold and retrieved documents, resumable")
     verify.add_argument("--systems", default="majority,single,facts,claimhop",
-                        help="comma-separated: majority,single,facts,claimhop (the graph's verify node as configured)")
+                        help="comma-separated: majority,single,facts,qa,passages,passages_yes (the passage verifier's "
+                             "head, or the model's own P(yes) alone), claimhop (the graph's verify node as configured)")
     verify.add_argument("--evidence", default="gold", help="comma-separated: gold (oracle retrieval), retrieved (needs --retrieved-from)")
     verify.add_argument("--retrieved-from", help="a `claimhop eval` results file whose claimhop rows give each claim's 21 documents")
     verify.add_argument("--claims", help="claims JSONL; default: bundled dev claims")

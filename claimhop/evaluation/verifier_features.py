@@ -1,13 +1,14 @@
 """The passage verifier's features for labelled claims: one model pass per (claim, documents), each hidden state saved
 on its own as soon as it is read, so a stopped run resumes where it was and a finished one is never read twice.
 
-An item is {"key", "claim", "titles", "label", ...}: `titles` are the documents read (gold, retrieved or a synthetic
-claim's), in order. States live in claimhop's folder under the prompt's version and the model's hash, so a change of
-prompt or model never mixes with old features."""
+An item is {"key", "claim", "titles", "label", ...}: `titles` are the documents it is checked on (gold, retrieved
+or a synthetic claim's), in order. Each state is saved under a hash of the prompt the model read, in a folder named
+by the prompt's version and the model's hash, so a change of prompt or model never mixes with old features."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from claimhop.atomic import atomic_path
 from claimhop.cache_root import cache_root
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.retrieval.corpus import Corpus
-from claimhop.verification.passages import prompt_version, read_passages
+from claimhop.verification.passages import passage_messages, passages_read, prompt_version, read_passages
 
 
 def features_dir() -> Path:
@@ -25,10 +26,15 @@ def features_dir() -> Path:
     return cache_root() / "verifier-features" / f"{prompt_version()}-{QWEN_CODER_1_5B.sha256[:12]}"
 
 
-def state_path(folder: Path, item: dict) -> Path:
-    """One file per item, named by a hash of what was read, so the same claim on other documents is another item."""
-    digest = hashlib.sha256(f"{item['claim']}\n{'|'.join(item['titles'])}".encode()).hexdigest()[:20]
-    return folder / f"{digest}.npy"
+def prompt_key(claim: str, documents: list[dict]) -> str:
+    """A hash of exactly what the model reads (the chat messages), so a saved state is reused only for the same
+    prompt, whatever documents or order led to it."""
+    messages = passage_messages(claim, passages_read(documents, claim=claim))
+    return hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()[:24]
+
+
+def state_path(folder: Path, claim: str, documents: list[dict]) -> Path:
+    return folder / f"{prompt_key(claim, documents)}.npy"
 
 
 def documents_for(corpus: Corpus, titles: list[str]) -> list[dict]:
@@ -49,14 +55,15 @@ def extract_features(items: list[dict], corpus: Corpus, folder: Path | None = No
 
     folder = folder or features_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    todo = [item for item in items if not state_path(folder, item).is_file()]
+    paths = {item["key"]: state_path(folder, item["claim"], documents_for(corpus, item["titles"])) for item in items}
+    todo = [item for item in items if not paths[item["key"]].is_file()]
     if not todo:
         return folder
     engine = local_engine()
     with tqdm(total=len(items), initial=len(items) - len(todo), desc=desc, unit="claim") as bar:
         for item in todo:
             reading = read_passages(engine, item["claim"], documents_for(corpus, item["titles"]))
-            save_atomic(state_path(folder, item), reading.state.astype(np.float32))
+            save_atomic(paths[item["key"]], reading.state.astype(np.float32))
             bar.update()
     return folder
 
@@ -67,7 +74,7 @@ def state_of(claim: str, documents: list[dict], folder: Path | None = None) -> t
     from claimhop.lm.provider import local_engine
 
     folder = folder or features_dir()
-    path = state_path(folder, {"claim": claim, "titles": [d["title"] for d in documents]})
+    path = state_path(folder, claim, documents)
     if path.is_file():
         return np.load(path), False
     folder.mkdir(parents=True, exist_ok=True)
@@ -76,11 +83,12 @@ def state_of(claim: str, documents: list[dict], folder: Path | None = None) -> t
     return state, True
 
 
-def load_features(items: list[dict], folder: Path | None = None) -> np.ndarray:
+def load_features(items: list[dict], corpus: Corpus, folder: Path | None = None) -> np.ndarray:
     """The saved states of `items`, one row each; a clear error when some were never read."""
     folder = folder or features_dir()
-    missing = [item["key"] for item in items if not state_path(folder, item).is_file()]
+    paths = [state_path(folder, item["claim"], documents_for(corpus, item["titles"])) for item in items]
+    missing = [item["key"] for item, path in zip(items, paths) if not path.is_file()]
     if missing:
         raise ValueError(f"{len(missing)} items have no features in {folder} (run `claimhop train-verifier` to read "
                          f"them), e.g. {missing[0]}")
-    return np.stack([np.load(state_path(folder, item)) for item in items])
+    return np.stack([np.load(path) for path in paths])

@@ -5,7 +5,10 @@ apart. SUPPORTED counts as HoVer's SUPPORTED; CONTRADICTED and INSUFFICIENT_INFO
 Verifiers: `majority` (the dev set's majority label, its share as confidence), `single` (one constrained call
 of the local model on the claim and its evidence sentences, the label's probability as confidence; every label's
 probability is kept in the row), `facts` (claimhop's facts verifier, `verifier=facts`), `qa` (the QA verifier,
-`verifier=qa`, on the same split of the claim), `claimhop` (the graph's
+`verifier=qa`, on the same split of the claim), `passages` (the passage verifier, `verifier=passages`: one pass
+of the model over the claim and whole passages, decided by the trained head; a dev claim the head was trained on
+is decided by the fold head that never saw it), `passages_yes` (the same pass, the model's own P(yes) alone,
+calibrated on synthetic claims), `claimhop` (the graph's
 verify node with the run's settings, by default `verifier=single`: DSPy VerifyClaim over the ranked evidence
 sentences, which gives a label and no probability, so its confidence is 1). Rows are appended as they finish, so a
 run resumes.

@@ -46,7 +46,7 @@ def passage_probabilities(model: str, claim: str, passages: list[dict], program=
 def verify_by_passages(state: State, ctx: Context) -> dict:
     """The verify node's update under `verifier=passages`."""
     facts, degraded = atomic_facts(state, ctx)
-    passages = passages_read(state.get("selected", []))
+    passages = passages_read(state.get("selected", []), claim=state["claim"])
     program = program_for(ctx)
     probs, failed = call_lm(ctx, "verify", lambda: passage_probabilities(ctx.model, state["claim"], passages, program),
                             lambda: dict(FAILED))

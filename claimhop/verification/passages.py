@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from claimhop.entities.matching import mentions
 from claimhop.program import PASSAGES_QUESTION, PASSAGES_SYSTEM
+from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.sentences import split_sentences
 
 # Characters of passages read per claim. 2,400 holds the first 4-6 selected passages (median passage ~460 chars);
@@ -44,11 +46,24 @@ def clipped(text: str, limit: int = PASSAGE_CAP) -> str:
     return " ".join(kept) or text[:limit]
 
 
-def passages_read(documents: list[dict], budget: int = PASSAGE_BUDGET) -> list[dict]:
-    """The documents read, in selection order: each whole (up to PASSAGE_CAP), skipping one that would overrun the
-    budget so a shorter one after it still fits; always at least the first."""
+def chain_order(claim: str, documents: list[dict]) -> list[dict]:
+    """The documents in the order a reader follows the claim: those the claim names (by title), then those their
+    texts name (the next hop of the chain), then the rest, each group in selection order. Measured on the 200
+    HotpotQA questions' selections, passages read within 2,400 characters hold every gold passage for 0.77 of them
+    in this order, 0.68 in selection order (0.65 ordered by embedding similarity to the question)."""
+    said = normalize_title(claim)
+    named = [d for d in documents if mentions(base_title(d["title"]), said)]
+    their_text = " ".join(normalize_title(d["text"]) for d in named)
+    linked = [d for d in documents if d not in named and mentions(base_title(d["title"]), their_text)]
+    return [*named, *linked, *(d for d in documents if d not in named and d not in linked)]
+
+
+def passages_read(documents: list[dict], budget: int = PASSAGE_BUDGET, claim: str | None = None) -> list[dict]:
+    """The documents read, in chain order for `claim` (selection order without one): each whole (up to
+    PASSAGE_CAP), skipping one that would overrun the budget so a shorter one after it still fits; always at least
+    the first."""
     chosen, used = [], 0
-    for doc in documents:
+    for doc in chain_order(claim, documents) if claim else documents:
         text = clipped(doc["text"])
         size = len(doc["title"]) + len(text) + 4
         if chosen and used + size > budget:
@@ -65,15 +80,19 @@ def passage_messages(claim: str, passages: list[dict]) -> list[dict]:
     return [{"role": "system", "content": PASSAGES_SYSTEM}, {"role": "user", "content": user}]
 
 
+READING = "chain-order-1"  # how the passages read are chosen and ordered (chain_order); part of the prompt's version
+
+
 def prompt_version() -> str:
-    """A short hash of the prompt's fixed parts and budget: a head is only valid for the prompt it was trained on."""
-    fixed = f"{PASSAGES_SYSTEM}\n{PASSAGES_QUESTION}\n{PASSAGE_BUDGET}\n{PASSAGE_CAP}"
+    """A short hash of the prompt's fixed parts, budget and reading rule: a head is only valid for the prompt it was
+    trained on."""
+    fixed = f"{PASSAGES_SYSTEM}\n{PASSAGES_QUESTION}\n{PASSAGE_BUDGET}\n{PASSAGE_CAP}\n{READING}"
     return hashlib.sha256(fixed.encode()).hexdigest()[:12]
 
 
 def read_passages(engine, claim: str, documents: list[dict], budget: int = PASSAGE_BUDGET) -> Reading:
     """One pass of the local model (`engine`: claimhop.lm.local_engine.LlamaCppEngine) over the claim and the
     passages that fit the budget."""
-    passages = passages_read(documents, budget)
+    passages = passages_read(documents, budget, claim)
     state = engine.last_hidden_state(passage_messages(claim, passages))
     return Reading(state=state, titles=[p["title"] for p in passages])

@@ -43,6 +43,19 @@ def test_passages_are_read_whole_in_selection_order_within_the_budget():
     assert len(read) == 1 and len(read[0]["text"]) <= PASSAGE_CAP and read[0]["text"].endswith(".")
 
 
+def test_passages_are_read_in_the_order_of_the_claims_chain():
+    from claimhop.verification.passages import chain_order
+
+    selected = [{"title": "Casablanca (film)", "text": "A 1942 film."}, *DOCS,
+                {"title": "Foxes (soundtrack)", "text": "Foxes is the soundtrack ... as well as Cherie Currie."}]
+    claim = "The Runaways' lead singer, who starred in Foxes (soundtrack), and Steve Augeri were both American."
+    order = [d["title"] for d in chain_order(claim, selected)]
+    # named by the claim first, then what they name (the next hop), then the rest, each in selection order
+    assert order == ["The Runaways (film)", "Steve Augeri", "Foxes (soundtrack)", "Cherie Currie", "Casablanca (film)"]
+    budgeted = passages_read(selected, budget=700, claim=claim)
+    assert [p["title"] for p in budgeted][:2] == ["The Runaways (film)", "Steve Augeri"]
+
+
 def test_the_prompt_holds_the_claim_and_every_passage_read():
     messages = passage_messages("Steve Augeri is American.", DOCS[:2])
     user = messages[1]["content"]
