@@ -135,7 +135,7 @@ class Context:
         3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
     )
     verifier: Literal["passages", "facts", "qa", "single"] = _setting(
-        "facts", "How the verdict is reached: 'passages' (the model reads the claim with the best passages whole, a "
+        "passages", "How the verdict is reached: 'passages' (the model reads the claim with the best passages whole, a "
         "learned head decides), 'facts' (each atomic fact judged against its own evidence sentences, combined by "
         "rule), 'qa' (each fact asked as a question) or 'single' (one model call over evidence sentences)."
     )

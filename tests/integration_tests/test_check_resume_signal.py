@@ -57,8 +57,8 @@ def test_a_killed_check_resumes_from_its_last_finished_step(tmp_path):
     assert "[bridge]" in resumed.stderr and "[verify]" in resumed.stderr
     result = json.loads(resumed.stdout)
     assert result["sub_questions"] == sub_questions  # the finished steps' results were kept
-    judged = sum(len(fact["evidence"]) for fact in result["facts"])  # the facts verifier's one-token judgements
-    assert result["local_model"]["calls"] <= 3 + judged  # bridge, one gap round, the claim's split: no repeated step
+    # bridge, one gap round and the passage verifier's one reading: no step that had finished is repeated
+    assert result["local_model"]["calls"] <= 3
     assert len({d["title"] for d in result["selected"]}) == 21
     assert result["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
     assert result["answer"].startswith("Verdict: ")
