@@ -24,6 +24,7 @@ from tqdm import tqdm
 from claimhop.atomic import write_text
 from claimhop.data import bundled
 from claimhop.retrieval.titles import normalize_title
+from claimhop.verification.passages import PASSAGE_CAP
 
 HOTPOTQA_QUESTIONS = bundled("hotpotqa_questions_dev.jsonl.gz")
 DISTRACTORS = 3  # searched per claim; as many as fit the passage budget beside the gold paragraphs are read
@@ -64,9 +65,6 @@ def swap_value(claim: str, answer: str, paragraphs: list[str], uid: str) -> str 
                          and normalize_title(text) not in normalize_title(claim)})
     if not candidates:
         return None
-    start = normalize_title(claim).find(key)
-    if start < 0:
-        return None
     other = seeded(uid, "swap").choice(candidates)
     index = claim.lower().find(answer.lower())
     if index < 0:
@@ -80,7 +78,7 @@ def evidence_titles(gold: list[str], distractors: list[str], corpus_texts: dict[
     used = sum(len(corpus_texts[t]) + len(t) + 4 for t in gold)
     chosen = list(gold)
     for title in distractors:
-        size = min(len(corpus_texts[title]), 1000) + len(title) + 4
+        size = min(len(corpus_texts[title]), PASSAGE_CAP) + len(title) + 4
         if used + size <= budget:
             chosen.append(title)
             used += size
