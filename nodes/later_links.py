@@ -25,7 +25,7 @@ def later_links(state: State, runtime: Runtime[Context]) -> dict:
         emit("later_links", event="hop", **hop)
     if ctx.later_link_articles <= 0:
         status = "turned off (later_link_articles=0)"
-    elif retriever.own_corpus() is None:
+    elif retriever.link_table() is None:
         status = "not possible: this search engine has no link table"
     else:
         status = f"{len(found)} new documents" + (f" ({', '.join(found)})" if found else "")

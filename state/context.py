@@ -40,8 +40,10 @@ class Context:
         "", "Folder of the corpus's indexes (as built by `claimhop index --index-dir`); empty: under CLAIMHOP_HOME."
     )
     retriever: str = _setting(
-        "", "Search engine: empty for claimhop's own indexes, or 'package.module:function' returning a LangChain "
-        "BaseRetriever, e.g. 'claimhop.retrieval.pgvector_store:pgvector_retriever' (PostgreSQL + pgvector).",
+        "", "Search engine: empty for claimhop's own indexes; 'postgresql' for the same search, every hop included, "
+        "in PostgreSQL (CLAIMHOP_PG_URL, loaded by `claimhop index --pg`); or 'package.module:function' returning a "
+        "LangChain BaseRetriever, e.g. 'claimhop.retrieval.pgvector_store:pgvector_retriever' (dense search only: "
+        "no title lookup or link hops).",
     )
     retrieval_mode: Literal["hybrid", "bm25", "dense"] = _setting(
         "hybrid", "Search used by every hop: BM25 + dense fused by reciprocal rank, or one of them."

@@ -41,7 +41,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def preflight(settings: dict[str, Any]) -> Context:
     """The run's settings, with everything they name checked before a thread is recorded or the model loads:
-    the corpus file, the optimised program, a retriever or re-ranker given as package.module:function."""
+    the corpus file, the optimised program, the PostgreSQL collection, a retriever or re-ranker given as
+    package.module:function."""
     from claimhop.program import program_file
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.retrieval.engines import load_factory
@@ -51,7 +52,11 @@ def preflight(settings: dict[str, Any]) -> Context:
     if ctx.corpus_path:
         load_corpus(ctx.corpus_path)
     program_file(ctx.use_optimized_program, ctx.program_path)
-    if ctx.retriever:
+    if ctx.retriever == "postgresql":
+        from claimhop.retrieval.pg_search import pg_search
+
+        pg_search()  # connects, and names a collection that was never loaded
+    elif ctx.retriever:
         load_factory(ctx.retriever)
     if ctx.reranker not in {"", "lm"}:
         load_factory(ctx.reranker, what="reranker")
@@ -178,6 +183,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     corpus = corpus_file(args.corpus_file or args.corpus or BUNDLED_CORPUS)
     # Before the build: a missing or unreachable database fails at once, not after the encoding.
     pg_url = pgvector_target(args.collection) if args.pgvector else ""
+    hybrid_url = postgres_target(args.pg, args.collection) if args.pg is not None else ""
     started = time.perf_counter()
     folder = Path(args.index_dir).expanduser() if args.index_dir else None
     indexes = open_indexes(corpus, rebuild=args.rebuild, folder=folder, index_type=args.index_type)
@@ -190,8 +196,27 @@ def cmd_index(args: argparse.Namespace) -> int:
         from claimhop.retrieval.pgvector_store import load_into_pgvector
 
         report["pgvector"] = load_into_pgvector(corpus.path, pg_url, args.collection, index_dir=folder)
+    if hybrid_url:
+        from claimhop.retrieval.pg_search import load_into_postgres
+
+        report["postgresql"] = load_into_postgres(corpus.path, hybrid_url, args.collection, index_dir=folder,
+                                                  hnsw=args.hnsw)
     print(json.dumps(report, indent=2))
     return 0
+
+
+def postgres_target(given: str, collection: str) -> str:
+    """The database for `--pg`: the URL given, else CLAIMHOP_PG_URL; checked by connecting, before any build."""
+    import os
+
+    from claimhop.retrieval.pg_search import ENV_URL, connect, schema_of
+
+    url = given or os.environ.get(ENV_URL, "")
+    if not url:
+        raise UsageError(f"--pg loads into the database at the URL given or at {ENV_URL}; give one")
+    schema_of(collection)
+    connect(url).close()
+    return url
 
 
 def pgvector_target(collection: str) -> str:
@@ -509,7 +534,12 @@ def parser() -> argparse.ArgumentParser:
     index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
     index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) for claimhop.retrieval.synthesis; the graph's link following (link_articles) does not need it")
     index.add_argument("--pgvector", action="store_true", help="also load the corpus into PostgreSQL + pgvector at CLAIMHOP_PG_URL (read from the environment so the password is never on a command line)")
-    index.add_argument("--collection", default="claimhop", help="pgvector collection name (default claimhop)")
+    index.add_argument("--pg", nargs="?", const="", default=None, metavar="URL",
+                       help="also load claimhop's whole search (BM25, vectors, titles, links) into PostgreSQL with "
+                            "pgvector, for --set retriever=postgresql; the URL defaults to CLAIMHOP_PG_URL (a URL on "
+                            "the command line shows its password to other users of the machine)")
+    index.add_argument("--hnsw", action="store_true", help="with --pg: an approximate (HNSW) vector index instead of exact search, for large corpora")
+    index.add_argument("--collection", default="claimhop", help="collection name for --pg and --pgvector (default claimhop)")
     index.set_defaults(func=cmd_index)
     evaluate = sub.add_parser("eval", help="recall@21 of several systems on HoVer claims, resumable")
     evaluate.add_argument("--systems", default="bm25,dense,hybrid,claimhop", help="comma-separated: bm25,dense,hybrid,hybrid-rerank,diverse-coverage,hovermultihop (DSPy langProBe's HoverMultiHop, 4 model calls),claimhop")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from tqdm import tqdm
@@ -36,6 +37,33 @@ def build_links(titles: list[str], texts: list[str]) -> list[list[int]]:
             for doc_id, text in enumerate(texts)]
 
 
+class LinkTable(Protocol):
+    """Which articles each article names, wherever the table lives: in memory (`ArticleLinks`, claimhop's own
+    indexes) or in PostgreSQL (`claimhop.retrieval.pg_search.PgLinks`). Bridging, the later link hop and
+    selection's chains read links only through this."""
+
+    @property
+    def count(self) -> int: ...
+
+    def named_by(self, article: int) -> list[int]: ...
+
+    def pairs(self, sources: list[int] | None = None) -> list[tuple[int, int]]: ...
+
+    def times_named_of(self, article: int) -> int: ...
+
+    def named_at_least(self, times: int) -> list[int]: ...
+
+    def specificity(self, article: int) -> float: ...
+
+    def relative_specificity(self, article: int) -> float: ...
+
+
+def specificity_of(times_named: int, count: int) -> float:
+    """Inverse document frequency of a link: log((N + 1) / (1 + articles naming it)). "United States", named
+    by thousands of articles, is a weak bridge; an article named by two is a strong one."""
+    return math.log((count + 1) / (1 + times_named))
+
+
 @dataclass(frozen=True)
 class ArticleLinks:
     """Compressed adjacency: article i names targets[offsets[i]:offsets[i + 1]]."""
@@ -56,14 +84,24 @@ class ArticleLinks:
         """How many articles name each article (its in-degree)."""
         return np.bincount(self.targets, minlength=len(self.offsets) - 1)
 
+    @property
+    def count(self) -> int:
+        """How many articles the table covers."""
+        return len(self.offsets) - 1
+
+    def times_named_of(self, article: int) -> int:
+        return int(self.times_named[article])
+
+    def named_at_least(self, times: int) -> list[int]:
+        """The articles `times` or more articles name (a country, a city: no bridge)."""
+        return np.flatnonzero(self.times_named >= times).tolist()
+
     def specificity(self, article: int) -> float:
-        """Inverse document frequency of a link: log((N + 1) / (1 + articles naming it)). "United States", named
-        by thousands of articles, is a weak bridge; an article named by two is a strong one."""
-        return math.log((len(self.offsets)) / (1 + int(self.times_named[article])))
+        return specificity_of(int(self.times_named[article]), self.count)
 
     def relative_specificity(self, article: int) -> float:
         """`specificity` over its largest value: 1 for an article no other names, about 0.2 for "United States"."""
-        return self.specificity(article) / math.log(len(self.offsets))
+        return self.specificity(article) / math.log(self.count + 1)
 
     def named_by(self, article: int) -> list[int]:
         return self.targets[self.offsets[article]:self.offsets[article + 1]].tolist()

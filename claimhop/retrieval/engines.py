@@ -99,8 +99,11 @@ class LangChainSearch:
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         return []
 
-    def own_corpus(self) -> None:
+    def link_table(self) -> None:
         return None
+
+    def documents(self, doc_ids: list[int]) -> list[Hit]:
+        return []
 
 
 _ENGINES: dict[str, LangChainSearch] = {}

@@ -13,9 +13,13 @@ from claimhop.retrieval.tuned_search import TunedSearch
 def search_engine(corpus_path: str | Path | None = None, index_dir: str | Path | None = None, *, retriever: str = "",
                   fusion: Fusion | None = None, reranker: Reranker | None = None, rerank_depth: int = 20
                   ) -> SearchEngine:
-    """claimhop's own indexes for the corpus (bundled by default; loaded once per process), or the LangChain
-    retriever the factory `retriever` names; with `fusion` or `reranker`, seen through a run's TunedSearch."""
-    if retriever:
+    """claimhop's own indexes for the corpus (bundled by default; loaded once per process), the same search in
+    PostgreSQL (`retriever="postgresql"`), or the LangChain retriever the factory `retriever` names; with `fusion` or `reranker`, seen through a run's TunedSearch."""
+    if retriever == "postgresql":
+        from claimhop.retrieval.pg_search import pg_search
+
+        engine: SearchEngine = pg_search()
+    elif retriever:
         from claimhop.retrieval.engines import external_engine
 
         engine: SearchEngine = external_engine(retriever)

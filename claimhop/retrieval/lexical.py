@@ -60,12 +60,13 @@ class BM25Index:
         return int(self.model.scores["num_docs"])
 
     def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
-        """Top-k (doc id, BM25 score) per query; documents scoring 0 are dropped."""
+        """Top-k (doc id, BM25 score) per query, equal scores by id (as the PostgreSQL engine orders them);
+        documents scoring 0 are dropped."""
         k = min(k, len(self))
         if k <= 0 or not queries:
             return [[] for _ in queries]
         ids, scores = self.model.retrieve(_tokenize(queries), k=k, show_progress=False, n_threads=1)
         return [
-            [(int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0]
+            sorted(((int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0), key=lambda hit: (-hit[1], hit[0]))
             for row_ids, row_scores in zip(ids, scores)
         ]

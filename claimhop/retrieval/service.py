@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.corpus import BUNDLED_CORPUS, Corpus, load_corpus
 from claimhop.retrieval.fusion import Fusion, reciprocal_rank_fusion
 from claimhop.retrieval.index_store import Indexes, open_indexes
@@ -35,54 +36,93 @@ class SearchEngine(Protocol):
 
     def by_title(self, name: str, limit: int = 5) -> list[Hit]: ...
 
-    def own_corpus(self) -> tuple[Corpus, Path] | None:
-        """The corpus and index folder when these are claimhop's own indexes (link following reads the articles'
-        links there); None for an engine that only answers queries."""
+    def link_table(self) -> LinkTable | None:
+        """Which articles each document names (link following, the later hop and selection's chains read it):
+        claimhop's own indexes and the PostgreSQL engine have one; None for an engine that only answers queries."""
+        ...
+
+    def documents(self, doc_ids: list[int]) -> list[Hit]:
+        """The documents with these ids (those a link points to), in the order given."""
         ...
 
 
-class IndexSearch:
-    """Search a corpus; `k` beyond the corpus size returns the whole corpus."""
+def fuse(lexical: list[list[tuple[int, float]]], dense: list[list[tuple[int, float]]], k: int, fusion: Fusion
+         ) -> list[list[tuple[int, float]]]:
+    """Hybrid ranking per query: BM25's and dense's lists fused by weighted reciprocal rank, filled up from the
+    dense list (BM25 drops zero-score documents; dense always has k). Every engine with both fuses this way."""
+    fused = []
+    for lex, den in zip(lexical, dense, strict=True):
+        ranked = reciprocal_rank_fusion(
+            [[i for i, _ in lex], [i for i, _ in den]], [fusion.bm25_weight, fusion.dense_weight], fusion.k
+        )
+        if len(ranked) < k:
+            seen = {i for i, _ in ranked}
+            ranked += [(i, 0.0) for i, _ in den if i not in seen]
+        fused.append(ranked)
+    return fused
 
-    def __init__(self, corpus: Corpus, indexes: Indexes):
-        self.corpus = corpus
-        self.indexes = indexes
-        self.titles = TitleIndex(corpus.titles)
+
+class HybridSearch:
+    """An engine with a lexical (BM25) and a dense ranking of its own, fused the one way (`fuse`): claimhop's own
+    indexes and the PostgreSQL engine. Subclasses give the two rankings and the documents; `k` beyond the corpus
+    size returns the whole corpus."""
+
+    def lexical(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        raise NotImplementedError
+
+    def dense(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        raise NotImplementedError
+
+    def documents(self, doc_ids: list[int]) -> list[Hit]:
+        raise NotImplementedError
 
     def _hits(self, scored: list[tuple[int, float]], k: int) -> list[Hit]:
-        return [Hit(i, self.corpus.titles[i], s, self.corpus.texts[i]) for i, s in scored[:k]]
+        scored = scored[:k]
+        found = {hit.doc_id: hit for hit in self.documents([i for i, _ in scored])}
+        return [Hit(i, found[i].title, s, found[i].text) for i, s in scored]
 
     def search_many(
         self, queries: list[str], k: int, mode: Mode = "hybrid", fusion: Fusion = DEFAULT_FUSION
     ) -> list[list[Hit]]:
         """Top-k per query. Hybrid fuses BM25's and dense's top-`fusion.depth` lists by weighted reciprocal rank."""
         if mode == "bm25":
-            return [self._hits(r, k) for r in self.indexes.bm25.search(queries, k)]
+            return [self._hits(r, k) for r in self.lexical(queries, k)]
         if mode == "dense":
-            return [self._hits(r, k) for r in self.indexes.dense.search(queries, k)]
+            return [self._hits(r, k) for r in self.dense(queries, k)]
         depth = max(k, fusion.depth)
-        lexical = self.indexes.bm25.search(queries, depth)
-        dense = self.indexes.dense.search(queries, depth)
-        fused = []
-        for lex, den in zip(lexical, dense):
-            ranked = reciprocal_rank_fusion(
-                [[i for i, _ in lex], [i for i, _ in den]], [fusion.bm25_weight, fusion.dense_weight], fusion.k
-            )
-            if len(ranked) < k:  # BM25 drops zero-score documents; dense always fills up to k
-                seen = {i for i, _ in ranked}
-                ranked += [(i, 0.0) for i, _ in den if i not in seen]
-            fused.append(self._hits(ranked, k))
-        return fused
+        fused = fuse(self.lexical(queries, depth), self.dense(queries, depth), k, fusion)
+        return [self._hits(ranked, k) for ranked in fused]
 
     def search(self, query: str, k: int, mode: Mode = "hybrid", fusion: Fusion = DEFAULT_FUSION) -> list[Hit]:
         return self.search_many([query], k, mode, fusion)[0]
+
+
+class IndexSearch(HybridSearch):
+    """claimhop's own indexes over a corpus held in memory: bm25s, FAISS, the title index and the link table."""
+
+    def __init__(self, corpus: Corpus, indexes: Indexes):
+        self.corpus = corpus
+        self.indexes = indexes
+        self.titles = TitleIndex(corpus.titles)
+
+    def lexical(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        return self.indexes.bm25.search(queries, k)
+
+    def dense(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        return self.indexes.dense.search(queries, k)
 
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         """Documents titled `name` (normalised exact, then base title, then fuzzy)."""
         return [Hit(i, self.corpus.titles[i], 1.0, self.corpus.texts[i]) for i in self.titles.lookup(name, limit=limit)]
 
-    def own_corpus(self) -> tuple[Corpus, Path] | None:
-        return self.corpus, self.indexes.folder
+    def link_table(self) -> LinkTable:
+        """Built once per corpus (seconds), then read from the index folder and kept in memory."""
+        from claimhop.retrieval.article_links import article_links
+
+        return article_links(self.indexes.folder, self.corpus.titles, self.corpus.texts, self.corpus.sha256)
+
+    def documents(self, doc_ids: list[int]) -> list[Hit]:
+        return [Hit(i, self.corpus.titles[i], 0.0, self.corpus.texts[i]) for i in doc_ids]
 
 
 _CACHE: dict[str, IndexSearch] = {}

@@ -7,7 +7,7 @@ from claimhop.retrieval.rerank import Reranker
 from claimhop.retrieval.service import (
     DEFAULT_FUSION,
     Hit,
-    IndexSearch,
+    HybridSearch,
     Mode,
     SearchEngine,
 )
@@ -25,7 +25,7 @@ class TunedSearch:
         self.rerank_depth = rerank_depth
 
     def _fused(self, queries: list[str], k: int, mode: Mode) -> list[list[Hit]]:
-        if isinstance(self.engine, IndexSearch):
+        if isinstance(self.engine, HybridSearch):
             return self.engine.search_many(queries, k, mode, self.fusion)
         return self.engine.search_many(queries, k, mode)  # an external engine fuses (or not) its own way
 
@@ -46,5 +46,8 @@ class TunedSearch:
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         return self.engine.by_title(name, limit)
 
-    def own_corpus(self):
-        return self.engine.own_corpus()
+    def link_table(self):
+        return self.engine.link_table()
+
+    def documents(self, doc_ids: list[int]) -> list[Hit]:
+        return self.engine.documents(doc_ids)

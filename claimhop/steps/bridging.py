@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from itertools import zip_longest
 
-import numpy as np
-
 from claimhop.entities.matching import is_about, mentions
-from claimhop.retrieval.article_links import ArticleLinks
-from claimhop.retrieval.service import Hit, SearchEngine
+from claimhop.retrieval.article_links import LinkTable
+from claimhop.retrieval.service import SearchEngine
 from claimhop.retrieval.titles import normalize_title
 from claimhop.steps.search import candidate
 from state.schema import Candidate, Hop
@@ -72,16 +70,10 @@ def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limi
     return linked_articles(retriever, candidates, [c["doc_id"] for c in best], limit, by_specificity, "links", generic)
 
 
-def corpus_links(retriever: SearchEngine) -> ArticleLinks | None:
-    """The link table of the engine's corpus (claimhop's own indexes: built once, then read from disk and kept in
-    memory); None for an engine that only answers queries."""
-    from claimhop.retrieval.article_links import article_links
-
-    own = retriever.own_corpus()
-    if own is None:
-        return None
-    corpus, folder = own
-    return article_links(folder, corpus.titles, corpus.texts, corpus.sha256)
+def corpus_links(retriever: SearchEngine) -> LinkTable | None:
+    """The link table of the engine's corpus (claimhop's own indexes, or the PostgreSQL engine's); None for an
+    engine that only answers queries."""
+    return retriever.link_table()
 
 
 def generic_names(retriever: SearchEngine, names: list[str], generic: int) -> set[str]:
@@ -93,7 +85,7 @@ def generic_names(retriever: SearchEngine, names: list[str], generic: int) -> se
     found = set()
     for name in names:
         hits = retriever.by_title(name, limit=1)
-        if hits and links.times_named[hits[0].doc_id] >= generic:
+        if hits and links.times_named_of(hits[0].doc_id) >= generic:
             found.add(name)
     return found
 
@@ -121,18 +113,18 @@ def linked_articles(retriever: SearchEngine, candidates: dict[str, Candidate], s
     links = corpus_links(retriever)
     if links is None or not candidates or not sources or limit <= 0:
         return {}, []
-    corpus = retriever.own_corpus()[0]
     known = [c["doc_id"] for c in candidates.values()]
     if generic > 0:
-        known += np.flatnonzero(links.times_named >= generic).tolist()
+        known += links.named_at_least(generic)
     found: dict[str, Candidate] = {}
     by_source: dict[str, list[str]] = {}
     ranked = rank_linked(links.pairs(sources), sources, limit, exclude=known,
                          weight=links.specificity if by_specificity else None)
+    documents = {hit.doc_id: hit for hit in retriever.documents(sorted({i for pair in ranked for i in pair}))}
     for rank, (source, target) in enumerate(ranked, start=1):
-        title = corpus.titles[target]
-        found[title] = candidate(Hit(target, title, 0.0, corpus.texts[target]), rank, step)
-        by_source.setdefault(corpus.titles[source], []).append(title)
+        title = documents[target].title
+        found[title] = candidate(documents[target], rank, step)
+        by_source.setdefault(documents[source].title, []).append(title)
     hops: list[Hop] = [{"step": step, "query": f"named by {source}", "titles": titles}
                        for source, titles in by_source.items()]
     return found, hops

@@ -9,7 +9,7 @@ import re
 
 from rapidfuzz import fuzz
 
-from claimhop.retrieval.article_links import ArticleLinks
+from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.titles import normalize_title
 from claimhop.steps.selection import candidate_pool, score_candidates
 from state.context import Context
@@ -71,7 +71,7 @@ def _why_score(doc: SelectedDoc) -> str:
     return "; ".join(parts)
 
 
-def explain_document(title: str, state: State, ctx: Context, in_collection: bool, links: ArticleLinks | None = None
+def explain_document(title: str, state: State, ctx: Context, in_collection: bool, links: LinkTable | None = None
                      ) -> str:
     """A few sentences on one document: where it came from, its score, and why it made the cut or not."""
     hops = state.get("hops", [])

