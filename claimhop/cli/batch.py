@@ -3,7 +3,10 @@
 For users with a list to check rather than one claim. The input is JSONL (a `claim` field, and optionally `id`),
 CSV (a `claim` column, optionally `id`) or `-` for standard input (one claim per line, or JSON lines). Each
 finished claim is appended to the output file and fsynced at once, so Ctrl-C or a crash loses at most the claim
-being checked, and the same command again skips every claim already in the output."""
+being checked, and the same command again skips every claim already in the output. Each claim's run is also
+checkpointed node by node (`claimhop.cli.durable`; in PostgreSQL with CLAIMHOP_CHECKPOINTS), on a thread named by
+the claim and the settings, so the claim that was being checked resumes from its last finished node, on this
+machine or any other that shares the checkpoints."""
 
 from __future__ import annotations
 
@@ -77,6 +80,12 @@ def read_claims(source: str) -> list[dict[str, str]]:
     return claims
 
 
+def claim_thread(claim_id: str, claim: str, settings: dict[str, Any]) -> str:
+    """The checkpoint thread of one claim of a batch: the same claim with the same settings, the same thread."""
+    key = json.dumps([claim_id, claim, settings], sort_keys=True, default=str)
+    return "claim-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
 def default_output(source: str) -> Path:
     return Path("claimhop-results.jsonl") if source == "-" else Path(source).with_suffix(".results.jsonl")
 
@@ -98,9 +107,9 @@ def result_row(item: dict[str, str], final: dict[str, Any], seconds: float) -> d
 
 
 def check_many(claims: list[dict[str, str]], out: Path, ctx: Any,
-               run_one: Callable[[str, Any], dict[str, Any]]) -> dict[str, int]:
+               run_one: Callable[[str, str, Any], dict[str, Any]]) -> dict[str, int]:
     """Check every claim (as `read_claims` gives them) not yet in `out`, appending one row each;
-    `run_one(claim, ctx)` returns the final state. A claim the checker refuses (empty, too long) gets a row with
+    `run_one(claim_id, claim, ctx)` returns the final state. A claim the checker refuses (empty, too long) gets a row with
     its `error`, and the run goes on."""
     from state.validation import validate_claim
 
@@ -117,7 +126,7 @@ def check_many(claims: list[dict[str, str]], out: Path, ctx: Any,
             append_row(out, {"id": item["id"], "claim": item["claim"], "verdict": None, "error": str(err)})
             counts["refused"] += 1
             continue
-        final = run_one(claim, ctx)
+        final = run_one(item["id"], claim, ctx)
         row = result_row(item, final, round(time.perf_counter() - started, 2))
         append_row(out, row)
         counts["checked"] += 1

@@ -1,9 +1,14 @@
-"""Checkpointed CLI runs: every finished node is written to SQLite before the next starts, so a check that was
-killed or interrupted resumes from its last finished node (`claimhop check --resume THREAD`)."""
+"""Checkpointed CLI runs: every finished node is written before the next starts, so a check that was killed or
+interrupted resumes from its last finished node (`claimhop check --resume THREAD`).
+
+Where checkpoints live is CLAIMHOP_CHECKPOINTS: unset, a SQLite file in the cache folder (the embedded default);
+a path, that SQLite file; a `postgresql://` URL, that database through `langgraph-checkpoint-postgres`, so a
+claim interrupted on one machine resumes on any other that reaches the database, by its thread id."""
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 import uuid
@@ -13,55 +18,125 @@ from typing import Any
 
 from claimhop.cache_root import cache_root
 
+CHECKPOINTS_ENV = "CLAIMHOP_CHECKPOINTS"
+RUNS_TABLE = """CREATE TABLE IF NOT EXISTS claimhop_runs (
+    thread_id TEXT PRIMARY KEY, settings TEXT NOT NULL, started DOUBLE PRECISION NOT NULL)"""
+
 
 def checkpoints_path() -> Path:
     return cache_root() / "checkpoints.sqlite"
 
 
-RUNS_TABLE = """CREATE TABLE IF NOT EXISTS claimhop_runs (
-    thread_id TEXT PRIMARY KEY, settings TEXT NOT NULL, started REAL NOT NULL)"""
+def checkpoints_target() -> str:
+    """CLAIMHOP_CHECKPOINTS, or the default SQLite file."""
+    return os.environ.get(CHECKPOINTS_ENV, "").strip() or str(checkpoints_path())
+
+
+def is_postgres(target: str) -> bool:
+    return target.startswith(("postgresql://", "postgres://"))
+
+
+def shown(target: str) -> str:
+    """Where checkpoints are, for messages: a database URL without its credentials."""
+    if not is_postgres(target):
+        return target
+    scheme, _, rest = target.partition("://")
+    return f"{scheme}://{rest.rpartition('@')[2]}"
 
 
 class DurableChecks:
-    """The claimhop graph compiled with a SQLite checkpointer (WAL, committed per step), plus each thread's
-    settings in a table beside LangGraph's, so `--resume` runs with the settings the check started with."""
+    """The claimhop graph compiled with a checkpointer (SQLite in WAL mode, or PostgreSQL; committed per step),
+    plus each thread's settings in a table beside LangGraph's, so `--resume` runs with the settings the check
+    started with."""
 
-    def __init__(self, path: Path | None = None):
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
+    def __init__(self, target: str | Path | None = None):
         from graph import build_graph
 
-        self.path = path or checkpoints_path()
-        self.connection = sqlite3.connect(str(self.path), check_same_thread=False)
-        self.connection.execute("PRAGMA journal_mode=WAL")
+        self.target = str(target or checkpoints_target())
+        if is_postgres(self.target):
+            self.connection, saver, self.param = _postgres(self.target), None, "%s"
+            from langgraph.checkpoint.postgres import PostgresSaver
+
+            saver = PostgresSaver(self.connection)
+            saver.setup()
+        else:
+            from langgraph.checkpoint.sqlite import SqliteSaver
+
+            self.connection = sqlite3.connect(self.target, check_same_thread=False)
+            self.connection.execute("PRAGMA journal_mode=WAL")
+            saver, self.param = SqliteSaver(self.connection), "?"
         self.connection.execute(RUNS_TABLE)
         self.connection.commit()
-        self.app = build_graph().compile(checkpointer=SqliteSaver(self.connection), name="claimhop")
+        self.app = build_graph().compile(checkpointer=saver, name="claimhop")
 
-    def start(self, settings: dict[str, Any]) -> str:
-        thread_id = uuid.uuid4().hex[:12]
-        with self.connection:
-            self.connection.execute("INSERT INTO claimhop_runs VALUES (?, ?, ?)",
-                                    (thread_id, json.dumps(settings), time.time()))
+    def start(self, settings: dict[str, Any], thread_id: str | None = None) -> str:
+        """Record a new thread (its settings), or keep the first record of a given one."""
+        thread_id = thread_id or uuid.uuid4().hex[:12]
+        with _transaction(self.connection):
+            self.connection.execute(f"INSERT INTO claimhop_runs VALUES ({self.param}, {self.param}, {self.param}) "
+                                    "ON CONFLICT (thread_id) DO NOTHING", (thread_id, json.dumps(settings), time.time()))
         return thread_id
 
     def saved(self, thread_id: str) -> tuple[dict[str, Any], bool, dict[str, Any]]:
         """(values, finished, settings) of a checkpointed thread; ValueError when there is none."""
+        values, finished = self.progress(thread_id)
+        if not values:
+            raise ValueError(f"no checked claim with thread id {thread_id!r} in {shown(self.target)}")
+        row = self.connection.execute(f"SELECT settings FROM claimhop_runs WHERE thread_id = {self.param}",
+                                      (thread_id,)).fetchone()
+        return values, finished, json.loads(_first(row)) if row else {}
+
+    def progress(self, thread_id: str) -> tuple[dict[str, Any], bool]:
+        """(values, finished) of a thread; empty values for one never started."""
         snapshot = self.app.get_state(thread_config(thread_id))
-        if not snapshot.values:
-            raise ValueError(f"no checked claim with thread id {thread_id!r} in {self.path}")
-        row = self.connection.execute("SELECT settings FROM claimhop_runs WHERE thread_id = ?", (thread_id,)).fetchone()
         # A node that finished after the last checkpoint left its writes behind: it is a task, not `next`.
-        finished = not snapshot.next and not snapshot.tasks
-        return snapshot.values, finished, json.loads(row[0]) if row else {}
+        return snapshot.values or {}, bool(snapshot.values) and not snapshot.next and not snapshot.tasks
+
+    def run(self, claim: str, thread_id: str, context: Any) -> dict[str, Any]:
+        """The claim's final state on this thread: run from the start, resumed from the last finished node, or
+        (finished before) read back."""
+        values, finished = self.progress(thread_id)
+        if finished:
+            return values
+        return self.app.invoke(None if values else {"claim": claim}, thread_config(thread_id), context=context,
+                               durability="sync")
 
     def close(self) -> None:
         self.connection.close()
 
 
+def _postgres(url: str):
+    """A connection as langgraph-checkpoint-postgres needs it (autocommit, dict rows); a clear error when the
+    package or the server is missing."""
+    try:
+        from psycopg import Connection
+        from psycopg.rows import dict_row
+    except ImportError:
+        raise ValueError(f"{CHECKPOINTS_ENV} names a PostgreSQL database: install the extra, "
+                         "pip install -e \".[postgres]\"") from None
+    try:
+        return Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+    except Exception as err:  # noqa: BLE001 - psycopg raises several kinds; each is bad configuration here
+        reason = str(err).replace(url, shown(url)).splitlines()[0][:300]
+        raise ValueError(f"cannot keep checkpoints in {shown(url)} ({CHECKPOINTS_ENV}): {reason}") from None
+
+
 @contextmanager
-def durable_checks(path: Path | None = None):
-    checks = DurableChecks(path)
+def _transaction(connection):
+    if isinstance(connection, sqlite3.Connection):
+        with connection:
+            yield
+    else:
+        yield  # autocommit: each statement is its own transaction
+
+
+def _first(row: Any) -> Any:
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]
+
+
+@contextmanager
+def durable_checks(target: str | Path | None = None):
+    checks = DurableChecks(target)
     try:
         yield checks
     finally:

@@ -69,6 +69,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from claimhop.retrieval.service import index_search
     from state.validation import validate_claim
 
+    if args.ray and args.file is None:
+        raise UsageError("--ray runs a batch: give it --file CLAIMS")
     if args.file is not None:
         return check_file(args)
     if args.out:
@@ -112,9 +114,11 @@ def check_file(args: argparse.Namespace) -> int:
     from claimhop.cli.batch import (
         ClaimsFileError,
         check_many,
+        claim_thread,
         default_output,
         read_claims,
     )
+    from claimhop.cli.durable import durable_checks
     from claimhop.retrieval.service import index_search
 
     if args.claim is not None or args.resume is not None:
@@ -128,15 +132,23 @@ def check_file(args: argparse.Namespace) -> int:
         claims = read_claims(args.file)  # a bad file fails before the model loads
     except ClaimsFileError as err:
         raise UsageError(str(err)) from None
+    settings = _settings(args)
+    if args.ray:
+        from claimhop.cli.distributed import check_on_ray
+
+        counts = check_on_ray(claims, out, settings, args.ray)  # the workers load the model, not this process
+        print(json.dumps({**counts, "results": str(out)}, indent=2))
+        return 0
     load_models_meanwhile(ctx.model)
     index_search(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
 
-    def run_one(claim: str, context: Context) -> dict[str, Any]:
-        from graph import graph
+    with durable_checks() as checks:
 
-        return graph.invoke({"claim": claim}, context=context)
+        def run_one(claim_id: str, claim: str, context: Context) -> dict[str, Any]:
+            thread_id = checks.start(settings, claim_thread(claim_id, claim, settings))
+            return checks.run(claim, thread_id, context)
 
-    counts = check_many(claims, out, ctx, run_one)
+        counts = check_many(claims, out, ctx, run_one)
     print(json.dumps({**counts, "results": str(out)}, indent=2))
     return 0
 
@@ -481,7 +493,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_serve_model(args: argparse.Namespace) -> int:
     from claimhop.lm.model_server import serve_model
 
-    serve_model(args.port, api_key=args.api_key)
+    serve_model(args.port, api_key=args.api_key, parallel=args.parallel)
     return 0
 
 
@@ -515,6 +527,9 @@ def parser() -> argparse.ArgumentParser:
                        "file (a 'claim' column) or '-' (standard input, one claim per line); resumable")
     check.add_argument("--out", metavar="RESULTS", help="with --file: the JSONL file each finished claim is appended "
                        "to (default: CLAIMS with .results.jsonl; claimhop-results.jsonl for standard input)")
+    check.add_argument("--ray", metavar="ADDRESS", help="with --file: run the claims on the Ray cluster at ADDRESS "
+                       "('auto' for the local one, HOST:PORT): one worker per node holds the model; needs the "
+                       "distributed extra")
     check.add_argument("--json", action="store_true", help="print the full result as JSON on stdout")
     check.add_argument("--quiet", action="store_true", help="do not print the steps")
     check.add_argument("--model", help="'local' (default: Qwen2.5-Coder-1.5B-Instruct in-process, offline) or any "
@@ -615,6 +630,9 @@ def parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve-model", help="serve the bundled model as an OpenAI-compatible HTTP server on "
                            "loopback (llama.cpp's own), for --model openai/claimhop-local or other programs")
     serve.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (default 8080)")
+    serve.add_argument("--parallel", type=int, default=1, metavar="N",
+                       help="answer N requests at once (llama.cpp's parallel slots with continuous batching), for "
+                            "several claimhop workers sharing this one model; see docs/scale.md")
     serve.add_argument("--api-key", default=os.environ.get("CLAIMHOP_MODEL_API_KEY", ""),
                        help="require this key of every request (default: CLAIMHOP_MODEL_API_KEY, else none)")
     serve.set_defaults(func=cmd_serve_model)

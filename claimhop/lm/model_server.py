@@ -15,13 +15,23 @@ from claimhop.lm.weights import QWEN_CODER_1_5B, gguf_path
 MODEL_ALIAS = "claimhop-local"
 
 
-def serve_model(port: int, host: str = "127.0.0.1", api_key: str = "") -> None:
-    """Serve until Ctrl-C or SIGTERM. The key, when given, is required of every request (Bearer)."""
+def serve_model(port: int, host: str = "127.0.0.1", api_key: str = "", parallel: int = 1) -> None:
+    """Serve until Ctrl-C or SIGTERM. The key, when given, is required of every request (Bearer). With
+    `parallel` N, llama.cpp answers N requests at once in slots of one batch (continuous batching), each slot
+    with the context one request has alone; /slots and /metrics show what each slot did."""
     import xllamacpp
 
     if not 0 < port < 65536:
         raise ValueError(f"--port must be between 1 and 65535, got {port}")
-    params = server_params(gguf_path(QWEN_CODER_1_5B), EngineOptions.from_env())
+    if not 1 <= parallel <= 16:
+        raise ValueError(f"--parallel must be between 1 and 16, got {parallel}")
+    options = EngineOptions.from_env()
+    params = server_params(gguf_path(QWEN_CODER_1_5B), options)
+    params.n_parallel = parallel
+    params.n_ctx = options.n_ctx * parallel  # llama.cpp divides the context among the slots
+    params.cont_batching = True
+    params.endpoint_slots = True
+    params.endpoint_metrics = True
     params.port = port
     params.hostnames = [host]
     params.model_alias = {MODEL_ALIAS}
@@ -31,7 +41,7 @@ def serve_model(port: int, host: str = "127.0.0.1", api_key: str = "") -> None:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"serving {QWEN_CODER_1_5B.name} as '{MODEL_ALIAS}' at http://{host}:{port}/v1 "
-          f"(OpenAI-compatible; Ctrl-C stops)", flush=True)
+          f"({parallel} slot{'s' if parallel > 1 else ''}; OpenAI-compatible; Ctrl-C stops)", flush=True)
     print(f"  use it: OPENAI_API_BASE=http://{host}:{port}/v1 OPENAI_API_KEY={api_key or 'none'} "
           f"claimhop check --model openai/{MODEL_ALIAS} \"CLAIM\"", flush=True)
     try:

@@ -40,6 +40,8 @@ def absolute_config() -> dict:
     config["graphs"] = {name: {**spec, "path": absolute(spec["path"])} if isinstance(spec, dict) else absolute(spec)
                         for name, spec in config["graphs"].items()}
     config["http"] = {**config["http"], "app": absolute(config["http"]["app"])}
+    if "auth" in config:
+        config["auth"] = {**config["auth"], "path": absolute(config["auth"]["path"])}
     return config
 
 

@@ -1,6 +1,7 @@
 """claimhop on a model behind an OpenAI-compatible server, as users of Ollama, vLLM or a hosted API run it:
 llama.cpp's own HTTP server over the bundled model (`claimhop serve-model`), on loopback with a key, and the
-whole graph through `--model openai/claimhop-local` with the address and key only in the environment."""
+whole graph through `--model openai/claimhop-local` with the address and key only in the environment. The server
+runs two parallel slots (`--parallel 2`), and two checks sent at once are answered in both."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import secrets
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -36,7 +38,8 @@ def model_server(tmp_path_factory):
     port, key = free_port(), secrets.token_hex(12)
     log = tmp_path_factory.mktemp("model-server") / "serve-model.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "claimhop.cli.main", "serve-model", "--port", str(port)],
+        proc = subprocess.Popen([sys.executable, "-m", "claimhop.cli.main", "serve-model", "--port", str(port),
+                                 "--parallel", "2"],
                                 env={**os.environ, "CLAIMHOP_MODEL_API_KEY": key}, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
     try:
@@ -72,3 +75,35 @@ def test_the_whole_graph_runs_on_the_served_model_and_the_answer_names_it(model_
     # the passage verifier's P(yes) comes from the server's logprobs, calibrated as the head file says
     assert 0.5 <= out["confidence"] < 1.0
     assert out["facts"] and all(fact["refs"] for fact in out["facts"])  # every fact quoted from the passages read
+
+
+def check_on_server(base: str, key: str, claim: str, folder) -> dict:
+    env = {**os.environ, "OPENAI_API_BASE": base, "OPENAI_API_KEY": key, "DSPY_CACHEDIR": str(folder / "dspy"),
+           "CLAIMHOP_HOME": os.environ.get("CLAIMHOP_HOME", os.path.expanduser("~/.cache/claimhop"))}
+    folder.mkdir(exist_ok=True)
+    result = subprocess.run([sys.executable, "-m", "claimhop.cli.main", "check", "--json", "--quiet",
+                             "--model", "openai/claimhop-local", "--set", "max_iterations=1", claim], env=env,
+                            capture_output=True, text=True, timeout=900, cwd=folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout)
+
+
+def test_two_checks_at_once_use_both_slots_of_one_server(model_server, tmp_path):
+    base, key = model_server
+    claims = {"Steve Augeri": "Steve Augeri is an American musician.",
+              "Cherie Currie": "Cherie Currie was the lead singer of The Runaways."}
+    results: dict[str, dict] = {}
+    runs = [threading.Thread(target=lambda n=name, c=claim: results.__setitem__(n, check_on_server(
+        base, key, c, tmp_path / n.replace(" ", "-")))) for name, claim in claims.items()]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join()
+    assert set(results) == set(claims), "a check failed (its error is printed above)"
+    for name, result in results.items():  # both answers right: the claim's own article read, a verdict given
+        assert name in {d["title"] for d in result["selected"]}
+        assert result["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    request = urllib.request.Request(base.removesuffix("/v1") + "/slots", headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        slots = json.loads(response.read())
+    assert len(slots) == 2 and all("id_task" in slot for slot in slots)  # each slot has answered a request

