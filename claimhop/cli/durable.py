@@ -19,6 +19,7 @@ from typing import Any
 from claimhop.cache_root import cache_root
 
 CHECKPOINTS_ENV = "CLAIMHOP_CHECKPOINTS"
+SETUP_LOCK = 7203641  # the PostgreSQL advisory lock that makes table creation one process at a time
 RUNS_TABLE = """CREATE TABLE IF NOT EXISTS claimhop_runs (
     thread_id TEXT PRIMARY KEY, settings TEXT NOT NULL, started DOUBLE PRECISION NOT NULL)"""
 
@@ -58,15 +59,21 @@ class DurableChecks:
             from langgraph.checkpoint.postgres import PostgresSaver
 
             saver = PostgresSaver(self.connection)
-            saver.setup()
+            # workers starting together (a Ray cluster) would race to create the tables: one at a time
+            self.connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+            try:
+                saver.setup()
+                self.connection.execute(RUNS_TABLE)
+            finally:
+                self.connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
         else:
             from langgraph.checkpoint.sqlite import SqliteSaver
 
             self.connection = sqlite3.connect(self.target, check_same_thread=False)
             self.connection.execute("PRAGMA journal_mode=WAL")
             saver, self.param = SqliteSaver(self.connection), "?"
-        self.connection.execute(RUNS_TABLE)
-        self.connection.commit()
+            self.connection.execute(RUNS_TABLE)
+            self.connection.commit()
         self.app = build_graph().compile(checkpointer=saver, name="claimhop")
 
     def start(self, settings: dict[str, Any], thread_id: str | None = None) -> str:
