@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from graph.builder import graph
+from graph.durable import CHECKPOINTS_ENV, claim_thread, shared_checks
 from state.context import Context
 from state.schema import OutputState
 from state.validation import validate_claim
 
 
-def check_claim(claim: str, **settings: Any) -> OutputState:
+def check_claim(claim: str, thread_id: str | None = None, **settings: Any) -> OutputState:
     """Run the whole graph on `claim`; keyword arguments are Context settings (e.g. max_iterations=1).
+
+    With CLAIMHOP_CHECKPOINTS set (a SQLite path or a postgresql:// URL), or a `thread_id` given, the run is
+    checkpointed node by node on that thread (by default one named by the claim and the settings): a call that
+    was killed resumes where it stopped when made again, on any machine sharing the checkpoints, and a finished
+    one is read back.
 
     Raises ValueError for an empty, non-string or over-long claim, or an unknown or out-of-range setting.
     """
     claim = validate_claim(claim)
     ctx = Context.from_any(settings)
-    return graph.invoke({"claim": claim}, context=ctx)
+    if thread_id is None and not os.environ.get(CHECKPOINTS_ENV):
+        return graph.invoke({"claim": claim}, context=ctx)
+    checks = shared_checks()
+    thread_id = checks.start(settings, thread_id or claim_thread("", claim, settings))
+    return checks.run(claim, thread_id, ctx)

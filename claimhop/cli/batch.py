@@ -4,7 +4,7 @@ For users with a list to check rather than one claim. The input is JSONL (a `cla
 CSV (a `claim` column, optionally `id`) or `-` for standard input (one claim per line, or JSON lines). Each
 finished claim is appended to the output file and fsynced at once, so Ctrl-C or a crash loses at most the claim
 being checked, and the same command again skips every claim already in the output. Each claim's run is also
-checkpointed node by node (`claimhop.cli.durable`; in PostgreSQL with CLAIMHOP_CHECKPOINTS), on a thread named by
+checkpointed node by node (`graph.durable`; in PostgreSQL with CLAIMHOP_CHECKPOINTS), on a thread named by
 the claim and the settings, so the claim that was being checked resumes from its last finished node, on this
 machine or any other that shares the checkpoints."""
 
@@ -78,12 +78,6 @@ def read_claims(source: str) -> list[dict[str, str]]:
         claim_id = str(given) if given not in (None, "") else hashlib.sha256(item["claim"].encode()).hexdigest()[:16]
         claims.append({"id": claim_id, "claim": item["claim"]})
     return claims
-
-
-def claim_thread(claim_id: str, claim: str, settings: dict[str, Any]) -> str:
-    """The checkpoint thread of one claim of a batch: the same claim with the same settings, the same thread."""
-    key = json.dumps([claim_id, claim, settings], sort_keys=True, default=str)
-    return "claim-" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def default_output(source: str) -> Path:

@@ -64,7 +64,7 @@ def preflight(settings: dict[str, Any]) -> Context:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from claimhop.cli.durable import durable_checks, thread_config
+    from graph.durable import durable_checks, thread_config
     from claimhop.cli.render import render_event
     from claimhop.retrieval.service import index_search
     from state.validation import validate_claim
@@ -114,11 +114,10 @@ def check_file(args: argparse.Namespace) -> int:
     from claimhop.cli.batch import (
         ClaimsFileError,
         check_many,
-        claim_thread,
         default_output,
         read_claims,
     )
-    from claimhop.cli.durable import durable_checks
+    from graph.durable import claim_thread, durable_checks
     from claimhop.retrieval.service import index_search
 
     if args.claim is not None or args.resume is not None:
@@ -282,8 +281,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     ctx = preflight(settings)
     # each system's rows are keyed by what decides them: a peer's survive a change to claimhop (fingerprint.py)
     fingerprints = {name: system_fingerprint(name, ctx, args.recall_only) for name in names}
-    systems = make_systems(names, settings, recall_only=args.recall_only)
-    rows = run_eval(claims, systems, out, fingerprints)
+    if args.ray:
+        from claimhop.cli.distributed import eval_on_ray
+
+        rows = eval_on_ray(claims, names, settings, args.recall_only, out, fingerprints, args.ray)
+    else:
+        rows = run_eval(claims, make_systems(names, settings, recall_only=args.recall_only), out, fingerprints)
     write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims", earlier)
     return 0
 
@@ -567,6 +570,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--model", help="'local' (default) or a dspy.LM model name")
     evaluate.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     evaluate.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting for claimhop")
+    evaluate.add_argument("--ray", metavar="ADDRESS", help="run the (system, claim) pairs on the Ray cluster at "
+                          "ADDRESS, one worker per node (a worker's seconds are its node's); needs the distributed extra")
     evaluate.add_argument("--recall-only", action="store_true",
                           help="stop claimhop after selection: recall@21 without paying for verdicts")
     evaluate.add_argument("--report-only", action="store_true",

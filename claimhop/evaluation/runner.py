@@ -69,15 +69,32 @@ def append_row(path: Path, row: dict) -> None:
         os.fsync(handle.fileno())
 
 
+def todo_pairs(claims: list[dict], systems: list[str], out: Path, fingerprints: dict[str, str]
+               ) -> tuple[dict[tuple[str, str], dict], list[tuple[str, dict]]]:
+    """(rows already in `out` under each system's fingerprint, the (system, claim) pairs still to run)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = {(row["system"], row["uid"]): row for row in rows_in(out)
+            if row.get("fingerprint") == fingerprints.get(row["system"])}
+    return done, [(s, c) for c in claims for s in systems if (s, c["uid"]) not in done]
+
+
+def eval_row(system_fn: SystemFn, system: str, claim: dict, fingerprint: str) -> dict:
+    """One (system, claim) result row: the system's output, timed, with its retrieval metrics."""
+    result: dict[str, Any] = timed(system_fn, claim["claim"])
+    return {
+        "fingerprint": fingerprint, "system": system, "uid": claim["uid"],
+        "num_hops": claim.get("num_hops"), "label": claim.get("label"),
+        "gold": claim["supporting_titles"], **retrieval_metrics(result["titles"], claim["supporting_titles"]),
+        **result,
+    }
+
+
 def run_eval(
     claims: list[dict], systems: dict[str, SystemFn], out: Path, fingerprints: dict[str, str]
 ) -> list[dict]:
     """Every (system, claim) pair not yet in `out` under that system's fingerprint; returns all rows for these
     claims and systems."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done = {(row["system"], row["uid"]): row for row in rows_in(out)
-            if row.get("fingerprint") == fingerprints.get(row["system"])}
-    todo = [(s, c) for c in claims for s in systems if (s, c["uid"]) not in done]
+    done, todo = todo_pairs(claims, list(systems), out, fingerprints)
     hits: dict[str, list[float]] = {s: [] for s in systems}
     for (system, uid), row in done.items():
         if system in hits:
@@ -85,13 +102,7 @@ def run_eval(
     with tqdm(total=len(claims) * len(systems), initial=len(claims) * len(systems) - len(todo),
               desc="eval", unit="run") as bar:
         for system, claim in todo:
-            result: dict[str, Any] = timed(systems[system], claim["claim"])
-            row = {
-                "fingerprint": fingerprints[system], "system": system, "uid": claim["uid"],
-                "num_hops": claim.get("num_hops"), "label": claim.get("label"),
-                "gold": claim["supporting_titles"], **retrieval_metrics(result["titles"], claim["supporting_titles"]),
-                **result,
-            }
+            row = eval_row(systems[system], system, claim, fingerprints[system])
             append_row(out, row)
             done[(system, claim["uid"])] = row
             hits[system].append(row["recall@21"])

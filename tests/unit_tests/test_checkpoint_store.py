@@ -11,7 +11,7 @@ import pytest
 from postgres_db import new_database
 from test_check_file import fake_model, run_cli, settings  # noqa: F401 - fake_model is a fixture
 
-from claimhop.cli.durable import DurableChecks
+from graph.durable import DurableChecks
 
 CLAIM = "Steve Augeri is American."
 
@@ -30,7 +30,7 @@ def test_a_batch_keeps_its_threads_in_postgres_and_a_finished_claim_is_read_back
     code, _, _ = run_cli(["check", "--file", str(claims), "--out", str(tmp_path / "a.jsonl"), *settings(small_corpus)],
                          capsys)
     assert code == 0 and not (tmp_path / "home" / "checkpoints.sqlite").exists()
-    calls = fake_model.calls
+    calls = len(fake_model.calls)
     checks = DurableChecks(database)
     try:
         threads = [row["thread_id"] for row in checks.connection.execute("SELECT thread_id FROM claimhop_runs")]
@@ -42,7 +42,7 @@ def test_a_batch_keeps_its_threads_in_postgres_and_a_finished_claim_is_read_back
     # another output file (another machine's): the claim's thread is finished in the database, so no model call
     code, _, _ = run_cli(["check", "--file", str(claims), "--out", str(tmp_path / "b.jsonl"), *settings(small_corpus)],
                          capsys)
-    assert code == 0 and fake_model.calls == calls
+    assert code == 0 and len(fake_model.calls) == calls
     assert json.loads((tmp_path / "b.jsonl").read_text())["verdict"] == values["verdict"]
 
 
@@ -52,3 +52,29 @@ def test_an_unreachable_checkpoint_database_is_one_clear_line(tmp_path, capsys, 
     code, _, err = run_cli(["check", "Steve Augeri is American."], capsys)
     assert code != 0 and "cannot keep checkpoints in postgresql://127.0.0.1:1/none" in err
     assert "secret" not in err and "Traceback" not in err
+
+
+def test_check_claim_and_eval_keep_their_threads_in_postgres(database, small_corpus, tmp_path, fake_model,
+                                                           monkeypatch):  # noqa: F811
+    """The Python helper and `claimhop eval`'s runs, checkpointed in PostgreSQL: the same call again (as on
+    another machine after a crash) reads the finished thread back instead of running the model."""
+    import graph.durable
+    from claimhop.evaluation.systems import run_graph
+    from graph import check_claim
+    from state.context import Context
+
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", database)
+    monkeypatch.setattr(graph.durable, "_SHARED", {})
+    settings = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
+    first = check_claim(CLAIM, **settings)
+    calls = len(fake_model.calls)
+    again = check_claim(CLAIM, **settings)
+    assert len(fake_model.calls) == calls and again["verdict"] == first["verdict"] and again["selected"] == first["selected"]
+    recall = run_graph(CLAIM, Context.from_any(settings), recall_only=True)
+    assert recall["selected"] and not recall.get("verdict")  # stopped after selection
+    calls = len(fake_model.calls)
+    assert run_graph(CLAIM, Context.from_any(settings), recall_only=True)["selected"] == recall["selected"]
+    assert len(fake_model.calls) == calls  # read back from its thread
+    rows = graph.durable.shared_checks().connection.execute("SELECT thread_id FROM claimhop_runs").fetchall()
+    assert len(rows) == 2  # one thread for the helper's claim, one for the evaluation's

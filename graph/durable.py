@@ -1,4 +1,4 @@
-"""Checkpointed CLI runs: every finished node is written before the next starts, so a check that was killed or
+"""Checkpointed runs (the CLI's checks and batches, `check_claim`, `claimhop eval`): every finished node is written before the next starts, so a check that was killed or
 interrupted resumes from its last finished node (`claimhop check --resume THREAD`).
 
 Where checkpoints live is CLAIMHOP_CHECKPOINTS: unset, a SQLite file in the cache folder (the embedded default);
@@ -51,7 +51,7 @@ class DurableChecks:
     started with."""
 
     def __init__(self, target: str | Path | None = None):
-        from graph import build_graph
+        from graph.builder import build_graph
 
         self.target = str(target or checkpoints_target())
         if is_postgres(self.target):
@@ -148,6 +148,26 @@ def durable_checks(target: str | Path | None = None):
         yield checks
     finally:
         checks.close()
+
+
+def claim_thread(claim_id: str, claim: str, settings: Any) -> str:
+    """The checkpoint thread of one claim of a batch or evaluation: the same claim with the same settings, the
+    same thread, so a rerun anywhere that shares the checkpoints resumes it (or reads it back when finished)."""
+    import hashlib
+
+    key = json.dumps([claim_id, claim, settings], sort_keys=True, default=str)
+    return "claim-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+_SHARED: dict[str, DurableChecks] = {}
+
+
+def shared_checks() -> DurableChecks:
+    """One DurableChecks per process and store, for callers that run many claims (eval, `check_claim`)."""
+    target = checkpoints_target()
+    if target not in _SHARED:
+        _SHARED[target] = DurableChecks(target)
+    return _SHARED[target]
 
 
 def thread_config(thread_id: str) -> dict[str, Any]:
