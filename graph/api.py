@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from graph.builder import graph
-from graph.durable import CHECKPOINTS_ENV, claim_thread, shared_checks
+from graph.durable import CHECKPOINTS_ENV, shared_checks
 from state.context import Context
 from state.schema import OutputState
 from state.validation import validate_claim
@@ -27,5 +27,6 @@ def check_claim(claim: str, thread_id: str | None = None, **settings: Any) -> Ou
     if thread_id is None and not os.environ.get(CHECKPOINTS_ENV):
         return graph.invoke({"claim": claim}, context=ctx)
     checks = shared_checks()
-    thread_id = checks.start(settings, thread_id or claim_thread("", claim, settings))
-    return checks.run(claim, thread_id, ctx)
+    if thread_id is None:
+        return checks.run_claim("", claim, settings, ctx)
+    return checks.run(claim, checks.start(settings, thread_id), ctx)

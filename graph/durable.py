@@ -55,9 +55,9 @@ class DurableChecks:
 
         self.target = str(target or checkpoints_target())
         if is_postgres(self.target):
-            self.connection, saver, self.param = _postgres(self.target), None, "%s"
             from langgraph.checkpoint.postgres import PostgresSaver
 
+            self.connection, self.param = _postgres(self.target), "%s"
             saver = PostgresSaver(self.connection)
             # workers starting together (a Ray cluster) would race to create the tables: one at a time
             self.connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
@@ -99,14 +99,24 @@ class DurableChecks:
         # A node that finished after the last checkpoint left its writes behind: it is a task, not `next`.
         return snapshot.values or {}, bool(snapshot.values) and not snapshot.next and not snapshot.tasks
 
-    def run(self, claim: str, thread_id: str, context: Any) -> dict[str, Any]:
+    def run(self, claim: str, thread_id: str, context: Any, until: str | None = None) -> dict[str, Any]:
         """The claim's final state on this thread: run from the start, resumed from the last finished node, or
-        (finished before) read back."""
+        (finished before) read back. With `until`, the state as soon as it holds that key (the run stops there)."""
         values, finished = self.progress(thread_id)
-        if finished:
+        if finished or (until and until in values):
             return values
-        return self.app.invoke(None if values else {"claim": claim}, thread_config(thread_id), context=context,
-                               durability="sync")
+        payload, config = None if values else {"claim": claim}, thread_config(thread_id)
+        if until is None:
+            return self.app.invoke(payload, config, context=context, durability="sync")
+        for values in self.app.stream(payload, config, context=context, stream_mode="values", durability="sync"):
+            if until in values:
+                break
+        return values
+
+    def run_claim(self, claim_id: str, claim: str, settings: dict[str, Any], context: Any,
+                  until: str | None = None) -> dict[str, Any]:
+        """`run` on the claim's own thread (`claim_thread`), recorded with its settings."""
+        return self.run(claim, self.start(settings, claim_thread(claim_id, claim, settings)), context, until)
 
     def close(self) -> None:
         self.connection.close()

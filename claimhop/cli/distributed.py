@@ -24,7 +24,6 @@ from tqdm import tqdm
 
 from claimhop.cli.batch import finished_ids, result_row
 from claimhop.evaluation.runner import append_row
-from graph.durable import claim_thread
 
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"}
 
@@ -50,8 +49,7 @@ class ClaimWorker:
 
     def run(self, item: dict[str, str]) -> dict[str, Any]:
         started = time.perf_counter()
-        thread_id = self.checks.start(self.settings, claim_thread(item["id"], item["claim"], self.settings))
-        final = self.checks.run(item["claim"], thread_id, self.ctx)
+        final = self.checks.run_claim(item["id"], item["claim"], self.settings, self.ctx)
         return {**result_row(item, final, round(time.perf_counter() - started, 2)), "node": node_id()}
 
 

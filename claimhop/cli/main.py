@@ -117,7 +117,7 @@ def check_file(args: argparse.Namespace) -> int:
         default_output,
         read_claims,
     )
-    from graph.durable import claim_thread, durable_checks
+    from graph.durable import durable_checks
     from claimhop.retrieval.service import index_search
 
     if args.claim is not None or args.resume is not None:
@@ -126,12 +126,12 @@ def check_file(args: argparse.Namespace) -> int:
     if args.file != "-" and Path(args.file).resolve() == out.resolve():
         raise UsageError("--out must not be the claims file itself")
     stop_at_once_on_ctrl_c()  # every finished claim's line is already fsynced; the same command resumes
-    ctx = preflight(_settings(args))
+    settings = _settings(args)
+    ctx = preflight(settings)
     try:
         claims = read_claims(args.file)  # a bad file fails before the model loads
     except ClaimsFileError as err:
         raise UsageError(str(err)) from None
-    settings = _settings(args)
     if args.ray:
         from claimhop.cli.distributed import check_on_ray
 
@@ -144,8 +144,7 @@ def check_file(args: argparse.Namespace) -> int:
     with durable_checks() as checks:
 
         def run_one(claim_id: str, claim: str, context: Context) -> dict[str, Any]:
-            thread_id = checks.start(settings, claim_thread(claim_id, claim, settings))
-            return checks.run(claim, thread_id, context)
+            return checks.run_claim(claim_id, claim, settings, context)
 
         counts = check_many(claims, out, ctx, run_one)
     print(json.dumps({**counts, "results": str(out)}, indent=2))

@@ -45,24 +45,16 @@ def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]
     import os
 
     from graph import graph
-    from graph.durable import CHECKPOINTS_ENV, claim_thread, shared_checks, thread_config
+    from graph.durable import CHECKPOINTS_ENV, shared_checks
 
-    config, payload = None, {"claim": claim}
     if os.environ.get(CHECKPOINTS_ENV):  # checkpointed: a killed eval resumes its claim mid-way, anywhere
         settings = dataclasses.asdict(ctx) if dataclasses.is_dataclass(ctx) else dict(ctx)
-        checks = shared_checks()
-        thread_id = checks.start(settings, claim_thread("eval-recall" if recall_only else "eval", claim, settings))
-        if not recall_only:
-            return checks.run(claim, thread_id, ctx)
-        graph, config = checks.app, thread_config(thread_id)
-        values, _ = checks.progress(thread_id)
-        if "selected" in values:
-            return values
-        payload = None if values else payload  # resumed from its last finished node
+        return shared_checks().run_claim("eval-recall" if recall_only else "eval", claim, settings, ctx,
+                                         until="selected" if recall_only else None)
     if not recall_only:
         return graph.invoke({"claim": claim}, context=ctx)
     state: dict[str, Any] = {}
-    for state in graph.stream(payload, config, context=ctx, stream_mode="values"):
+    for state in graph.stream({"claim": claim}, context=ctx, stream_mode="values"):
         if "selected" in state:
             break
     return state

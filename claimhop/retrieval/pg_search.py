@@ -232,7 +232,7 @@ class PgSearch(HybridSearch):
         self._keys: list[tuple[str, int]] | None = None
         self._links = PgLinks(self)
 
-    def query(self, sql: str, params: tuple = (), missing: str = "") -> list[tuple]:
+    def query(self, sql: str, params: tuple | dict = (), missing: str = "") -> list[tuple]:
         import psycopg
 
         try:
@@ -258,10 +258,10 @@ class PgSearch(HybridSearch):
         from claimhop.retrieval.encoder import encode
 
         results = []
-        for vector in encode(queries):
+        for vector in map(_vector, encode(queries)):
             rows = self.query(
-                f"SELECT doc_id, 1 - (embedding <=> %s::vector) FROM {self.schema}.documents "
-                "ORDER BY embedding <=> %s::vector LIMIT %s", (_vector(vector), _vector(vector), k))
+                f"SELECT doc_id, 1 - (embedding <=> %(q)s::vector) FROM {self.schema}.documents "
+                "ORDER BY embedding <=> %(q)s::vector LIMIT %(k)s", {"q": vector, "k": k})
             results.append([(int(i), float(s)) for i, s in rows])
         return results
 
