@@ -443,6 +443,8 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
             raise UsageError("--questions must be at least 10")
         rows = make_synthetic(args.questions, synthetic, args.seed)
         print(f"synthetic claims: {len(rows)} written to {synthetic}")
+    if args.dspy:
+        return compile_dspy_judge(synthetic, args.candidates)
     retrieved = Path(args.retrieved_from)
     if not args.no_dev and not retrieved.is_file():
         raise UsageError(f"--retrieved-from {retrieved}: no such file (run `claimhop eval --systems claimhop` first)")
@@ -452,6 +454,21 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     print(report)
     write_text(Path(args.report), report + "\n")
     print(f"\nhead: {out}  provenance: {out.with_suffix('.json')}  report: {args.report}")
+    return 0
+
+
+def compile_dspy_judge(synthetic: Path, candidates: int) -> int:
+    """The DSPy row of the passage verifier: its yes/no question compiled with demos on the synthetic claims."""
+    from claimhop.evaluation.verifier_data import synthetic_items
+    from claimhop.evaluation.verifier_dspy import DSPY_JUDGE, compile_judge
+    from claimhop.lm.adapter import adapter_for
+    from claimhop.lm.provider import LOCAL, get_lm
+    from claimhop.retrieval.corpus import load_corpus
+
+    manifest = compile_judge(synthetic_items(synthetic), load_corpus(), get_lm(LOCAL), adapter_for(LOCAL),
+                             candidates=candidates)
+    print(json.dumps({k: v for k, v in manifest.items() if k != "validation"}, indent=2))
+    print(f"compiled judge: {DSPY_JUDGE} (measure it: claimhop eval-verify --systems passages_dspy)")
     return 0
 
 
@@ -582,7 +599,8 @@ def parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("eval-verify", help="verdict accuracy, macro-F1 and calibration of each verifier on gold and retrieved documents, resumable")
     verify.add_argument("--systems", default="majority,single,facts,claimhop",
                         help="comma-separated: majority,single,facts,qa,passages,passages_yes (the passage verifier's "
-                             "head, or the model's own P(yes) alone), claimhop (the graph's verify node as configured)")
+                             "head, or the model's own P(yes) alone), passages_dspy (the same question through DSPy with compiled "
+                             "demos), claimhop (the graph's verify node as configured)")
     verify.add_argument("--evidence", default="gold", help="comma-separated: gold (oracle retrieval), retrieved (needs --retrieved-from)")
     verify.add_argument("--retrieved-from", help="a `claimhop eval` results file whose claimhop rows give each claim's 21 documents")
     verify.add_argument("--claims", help="claims JSONL; default: bundled dev claims")
@@ -620,6 +638,10 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
                        "provenance is written beside it as .json)")
     train.add_argument("--report", default="docs/results/verifier/training.md", help="the training report")
+    train.add_argument("--dspy", action="store_true", help="instead: compile the same yes/no question as a DSPy program "
+                       "(BootstrapFewShotWithRandomSearch, demos from the synthetic claims) for eval-verify's passages_dspy")
+    train.add_argument("--candidates", type=int, default=1,
+                       help="with --dspy: shuffled bootstrap candidates besides zero-shot, labelled-only and unshuffled")
     train.set_defaults(func=cmd_train_verifier)
     opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
     opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")

@@ -52,22 +52,26 @@ def yes_logits(states: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.logaddexp(logits[:, 0], logits[:, 1]) - np.logaddexp(logits[:, 2], logits[:, 3])
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | None = None) -> tuple[Logistic, float]:
-    """L2 logistic regression; C chosen by grouped 5-fold log-loss on (x, y) when not given."""
+def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | None = None,
+                 balanced: bool = False) -> tuple[Logistic, float]:
+    """L2 logistic regression; C chosen by grouped 5-fold log-loss on (x, y) when not given. `balanced`: both
+    classes weigh the same in the fit (and in choosing C), whatever their shares in the training items."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import log_loss
     from sklearn.model_selection import GroupKFold
 
+    weight = "balanced" if balanced else None
+    sample_weight = np.where(y == 1, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9)) if balanced else None
     if c is None:
         losses = {}
         for candidate in C_GRID:
             predicted = np.zeros(len(y))
             for train, test in GroupKFold(n_splits=5).split(x, y, groups):
-                model = LogisticRegression(C=candidate, max_iter=2000).fit(x[train], y[train])
+                model = LogisticRegression(C=candidate, max_iter=2000, class_weight=weight).fit(x[train], y[train])
                 predicted[test] = model.predict_proba(x[test])[:, 1]
-            losses[candidate] = log_loss(y, np.clip(predicted, 1e-6, 1 - 1e-6))
+            losses[candidate] = log_loss(y, np.clip(predicted, 1e-6, 1 - 1e-6), sample_weight=sample_weight)
         c = min(losses, key=losses.get)
-    model = LogisticRegression(C=c, max_iter=2000).fit(x, y)
+    model = LogisticRegression(C=c, max_iter=2000, class_weight=weight).fit(x, y)
     return Logistic(model.coef_[0].astype(np.float64), float(model.intercept_[0])), c
 
 
@@ -104,14 +108,17 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     groups = [item["group"] for item in items]
     is_synthetic = np.array([item["source"] == "synthetic" for item in items])
 
-    support, c_support = fit_logistic(x, supported, groups)
+    # SUPPORTED is decided by heads fitted with both classes weighing the same: the training items are 45%
+    # supported (the synthetic ones 37%), the claims users bring about half. Chosen on the synthetic claims held
+    # out (grouped 5-fold, synthetic-only heads): macro-F1 61.2 unweighted -> 66.6 balanced.
+    support, c_support = fit_logistic(x, supported, groups, balanced=True)
     false_synthetic = np.array([item.get("kind") in ("CONTRADICTED", "INSUFFICIENT_INFO") for item in items]) & is_synthetic
     contradicted = np.array([item.get("kind") == "CONTRADICTED" for item in items], dtype=int)
     kind, c_kind = fit_logistic(x[false_synthetic], contradicted[false_synthetic],
                                 [g for g, keep in zip(groups, false_synthetic) if keep])
     # the prompted answer alone, calibrated on the synthetic claims only: what a served model gets
     yes_only, _ = fit_logistic(x[is_synthetic][:, -1:], supported[is_synthetic],
-                               [g for g, keep in zip(groups, is_synthetic) if keep], c=1.0)
+                               [g for g, keep in zip(groups, is_synthetic) if keep], c=1.0, balanced=True)
     yes_a = yes_only.weights[0] / scale[-1]
     yes_b = yes_only.bias - yes_only.weights[0] * mean[-1] / scale[-1]
 
@@ -120,7 +127,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     fold_heads = []
     for fold in range(FOLDS if dev else 0):
         keep = np.array([not (item["source"] != "synthetic" and folds[item["group"]] == fold) for item in items])
-        head, _ = fit_logistic(x[keep], supported[keep], [g for g, k in zip(groups, keep) if k], c=c_support)
+        head, _ = fit_logistic(x[keep], supported[keep], [g for g, k in zip(groups, keep) if k], c=c_support,
+                               balanced=True)
         fold_heads.append(head)
 
     arrays = {
@@ -149,7 +157,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
             "hover_dev": {"claims": len(dev_uids), "evidence": ["gold", f"retrieved ({retrieved_from})"] if dev else [],
                           "file": "claimhop/data/claims_dev.jsonl"},
         },
-        "support_head": {"C": c_support, "items": int(len(items)), "supported": int(supported.sum())},
+        "support_head": {"C": c_support, "items": int(len(items)), "supported": int(supported.sum()),
+                         "class_weight": "balanced"},
         "kind_head": {"C": c_kind, "items": int(false_synthetic.sum()), "contradicted": int(contradicted[false_synthetic].sum())},
         "yes_calibration": {"a": float(yes_a), "b": float(yes_b), "fitted_on": "synthetic claims only"},
         "folds": FOLDS, "dev_folds": folds,

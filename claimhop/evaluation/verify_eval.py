@@ -8,7 +8,8 @@ probability is kept in the row), `facts` (claimhop's facts verifier, `verifier=f
 `verifier=qa`, on the same split of the claim), `passages` (the passage verifier, `verifier=passages`: one pass
 of the model over the claim and whole passages, decided by the trained head; a dev claim the head was trained on
 is decided by the fold head that never saw it), `passages_yes` (the same pass, the model's own P(yes) alone,
-calibrated on synthetic claims), `claimhop` (the graph's
+calibrated on synthetic claims), `passages_dspy` (the same judgement through DSPy with demos compiled by
+BootstrapFewShotWithRandomSearch on the synthetic claims, claimhop.evaluation.verifier_dspy), `claimhop` (the graph's
 verify node with the run's settings, by default `verifier=single`: DSPy VerifyClaim over the ranked evidence
 sentences, which gives a label and no probability, so its confidence is 1). Rows are appended as they finish, so a
 run resumes.
@@ -30,11 +31,14 @@ from claimhop.evaluation.metric import label_of
 from claimhop.evaluation.report import macro_f1, paired_comparison, wilson
 from claimhop.evaluation.runner import append_row, finished_rows, rows_in
 from claimhop.evaluation.systems import lm_use
-from claimhop.lm.provider import local_engine_stats
+from claimhop.evaluation.verifier_dspy import dspy_verdict
+from claimhop.evaluation.verifier_dspy import load_judge as dspy_judge
+from claimhop.lm.adapter import adapter_for
+from claimhop.lm.provider import get_lm, local_engine_stats
 from claimhop.retrieval.corpus import Corpus
 from claimhop.retrieval.titles import normalize_title
 
-SYSTEMS = ("majority", "single", "facts", "qa", "passages", "passages_yes", "claimhop")
+SYSTEMS = ("majority", "single", "facts", "qa", "passages", "passages_yes", "passages_dspy", "claimhop")
 EVIDENCE_KINDS = ("gold", "retrieved")
 SINGLE_LABELS = ("supported", "contradicted", "insufficient")
 SINGLE_SYSTEM = (
@@ -165,6 +169,7 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
         raise ValueError(f"{len(missing)} claims have no retrieved documents in --retrieved-from "
                          f"(run `claimhop eval --systems claimhop` on them first), e.g. {missing[0]}")
     total = len(claims) * len(kinds) * len(systems)
+    judge = dspy_judge() if any(s == "passages_dspy" for s, _, _ in todo) else None
     with tqdm(total=total, initial=total - len(todo), desc="eval-verify", unit="run") as bar:
         for system, kind, claim in todo:
             titles = claim["supporting_titles"] if kind == "gold" else retrieved[claim["uid"]]
@@ -177,6 +182,9 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
                 verdict, confidence, extra["probs"] = single_verdict(claim["claim"], documents, ctx.evidence_sentences)
             elif system in ("passages", "passages_yes"):
                 verdict, confidence, extra = passages_verdict(claim, documents, yes_only=system == "passages_yes")
+            elif system == "passages_dspy":
+                verdict, confidence, extra = dspy_verdict(judge, claim["claim"], documents, get_lm(ctx.model),
+                                                          adapter_for(ctx.model))
             elif system == "claimhop":
                 verdict, confidence, extra["degraded"] = node_verdict(claim["claim"], documents, ctx)
             else:

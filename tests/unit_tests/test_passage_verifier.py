@@ -219,3 +219,34 @@ def test_the_synthetic_set_and_its_provenance_are_committed():
 
     assert provenance["sha256"] == hashlib.sha256(Path(provenance["file"]).read_bytes()).hexdigest()
     assert SimpleNamespace(**provenance).items == len(rows)
+
+
+def test_a_head_fitted_with_balanced_classes_calls_the_rarer_label_as_often_as_it_occurs():
+    """The training items are mostly not supported, the claims users bring about half: a head fitted with both
+    classes weighing the same does not learn to say 'not supported' just because that label was more common."""
+    from claimhop.evaluation.train_verifier import fit_logistic
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(600) < 0.3).astype(int)  # 30% supported
+    x = (y[:, None] * 0.6 + rng.normal(size=(600, 3)))  # a weak signal, as the model's state gives
+    groups = [str(i) for i in range(600)]
+    plain, _ = fit_logistic(x, y, groups, c=1.0)
+    balanced, _ = fit_logistic(x, y, groups, c=1.0, balanced=True)
+    said = {name: np.mean([head.probability(row) >= 0.5 for row in x]) for name, head in
+            (("plain", plain), ("balanced", balanced))}
+    assert said["plain"] < 0.15  # the common label wins almost every time
+    assert 0.35 <= said["balanced"] <= 0.65
+    assert load_head().provenance["support_head"]["class_weight"] == "balanced"
+
+
+def test_the_dspy_rows_train_and_validation_claims_share_no_question_and_the_compiled_judge_loads(tmp_path):
+    from claimhop.evaluation.verifier_dspy import COMPILE_COMMAND, DSPY_JUDGE, load_judge, manifest_of, split_by_group
+
+    items = [{"group": f"q{i // 3}", "key": f"k{i}"} for i in range(30)]
+    train, val = split_by_group(items, validation=7)
+    assert len(val) >= 7 and len(train) + len(val) == 30
+    assert not {i["group"] for i in train} & {i["group"] for i in val}
+    judge = load_judge()  # the committed program: what eval-verify --systems passages_dspy runs
+    assert len(judge.judge.demos) == manifest_of()["demos"]
+    with pytest.raises(ValueError, match=COMPILE_COMMAND):
+        load_judge(tmp_path / DSPY_JUDGE.name)
