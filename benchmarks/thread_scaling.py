@@ -1,5 +1,5 @@
 """Does one model process leave cores for a second? The same work (the passage verifier's ~700-token reading pass,
-then a 60-token reply) timed in one process with every core, in one process with one core, and in one process per
+then a reply of up to 60 tokens) timed in one process with every core, in one process with one core, and in one process per
 core at once, in one run. If the last gives little over the first, the machine's cores are already busy with one
 worker and no arrangement of workers or slots (claimhop serve-model --parallel, more Ray actors per node) can raise
 throughput much: the work is compute-bound.
@@ -85,8 +85,8 @@ def main() -> int:
         rows.append({"setup": name, "processes": count, "threads": threads, "reading_seconds": round(reading, 2),
                      "reply_seconds": round(reply, 2), "reading_throughput": round(rate[0] / base[0], 2),
                      "reply_throughput": round(rate[1] / base[1], 2)})
-        print(f"{name}: reading pass {reading:.2f} s, {REPLY_TOKENS}-token reply {reply:.2f} s", flush=True)
-    table = ["| setup | seconds a reading pass (~700 tokens) | seconds a 60-token reply | reading throughput | "
+        print(f"{name}: reading pass {reading:.2f} s, reply (up to {REPLY_TOKENS} tokens) {reply:.2f} s", flush=True)
+    table = ["| setup | seconds a reading pass (~700 tokens) | seconds a reply (up to 60 tokens) | reading throughput | "
              "reply throughput |", "|---|---|---|---|---|"]
     table += [f"| {r['setup']} | {r['reading_seconds']} | {r['reply_seconds']} | {r['reading_throughput']}x | "
               f"{r['reply_throughput']}x |" for r in rows]
