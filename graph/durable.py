@@ -101,15 +101,16 @@ class DurableChecks:
 
     def run(self, claim: str, thread_id: str, context: Any, until: str | None = None) -> dict[str, Any]:
         """The claim's final state on this thread: run from the start, resumed from the last finished node, or
-        (finished before) read back. With `until`, the state as soon as it holds that key (the run stops there)."""
+        (finished before) read back. With `until`, the state as soon as that key holds something (the run stops
+        there; a new check starts with it cleared)."""
         values, finished = self.progress(thread_id)
-        if finished or (until and until in values):
+        if finished or (until and values.get(until)):
             return values
         payload, config = None if values else {"claim": claim}, thread_config(thread_id)
         if until is None:
             return self.app.invoke(payload, config, context=context, durability="sync")
         for values in self.app.stream(payload, config, context=context, stream_mode="values", durability="sync"):
-            if until in values:
+            if values.get(until):
                 break
         return values
 

@@ -7,6 +7,7 @@ from langgraph.runtime import Runtime
 from claimhop.entities.matching import is_about
 from claimhop.steps.common import (
     call_lm,
+    calls_made,
     clean_list,
     emit,
     program_for,
@@ -55,7 +56,7 @@ def gap_loop(state: State, runtime: Runtime[Context]) -> dict:
         "new_last_round": len(new),
         "candidates": found,
         "hops": hops,
-        "lm_calls": 1,
+        "lm_calls": calls_made(ctx, "gap_loop"),
         "degraded": [degraded] if degraded else [],
         "messages": [say("gap_loop", f"Round {iteration}: {len(new)} new documents for: " + "; ".join(queries))],
     }

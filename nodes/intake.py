@@ -7,7 +7,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.types import Overwrite
 
 from claimhop.steps.common import emit
-from claimhop.steps.turns import PER_RUN_RESET, read_turn
+from claimhop.steps.turns import PER_CHECK_CLEARED, PER_RUN_RESET, read_turn
 from state.instructions import split_instructions
 from state.schema import State
 
@@ -20,10 +20,7 @@ def intake(state: State) -> dict:
         return {"turn": "follow_up", "question": text}
     claim, ignored = split_instructions(text)  # validate_claim guarantees a statement remains
     emit("intake", event="claim", claim=claim, ignored_instructions=ignored)
-    # planned_gap/planned_facts are written by one check's decompose and read by its early_gap and verify: never
-    # the last check's
-    update: dict = {"turn": "check", "claim": claim, "ignored_instructions": ignored, "iteration": 0, "planned_gap": None,
-                    "planned_facts": None,
+    update: dict = {**PER_CHECK_CLEARED, "turn": "check", "claim": claim, "ignored_instructions": ignored,
                     **{k: Overwrite(v) for k, v in PER_RUN_RESET.items()}}
     if not from_messages:
         update["messages"] = [HumanMessage(content=claim)]

@@ -12,7 +12,7 @@ from claimhop.steps.answer import (
     extractive_explanation,
     mitigate_facts,
 )
-from claimhop.steps.common import call_lm, emit, program_for, settings_of
+from claimhop.steps.common import call_lm, calls_made, emit, program_for, settings_of
 from claimhop.steps.facts import numbered
 from claimhop.verification.citations import check_citations
 from state.context import Context
@@ -45,7 +45,7 @@ def mitigate(state: State, runtime: Runtime[Context]) -> dict:
     return {
         "answer": answer,
         "model": ctx.model,
-        "lm_calls": 1,
+        "lm_calls": calls_made(ctx, "mitigate"),
         "degraded": [degraded] if degraded else [],
         "messages": [AIMessage(content=answer, name="mitigate")],
     }

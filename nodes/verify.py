@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from claimhop.steps.common import (
     call_lm,
+    calls_made,
     emit,
     program_for,
     say,
@@ -61,7 +62,7 @@ def verify(state: State, runtime: Runtime[Context]) -> dict:
     return {
         "verdict": verdict,
         "evidence": behind,
-        "lm_calls": 1,
+        "lm_calls": calls_made(ctx, "verify"),
         "degraded": [degraded] if degraded else [],
         "messages": [say("verify", f"Verdict: {verdict} (on {len(behind)} evidence sentences).")],
     }

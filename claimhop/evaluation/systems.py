@@ -55,7 +55,7 @@ def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]
         return graph.invoke({"claim": claim}, context=ctx)
     state: dict[str, Any] = {}
     for state in graph.stream({"claim": claim}, context=ctx, stream_mode="values"):
-        if "selected" in state:
+        if state.get("selected"):  # a new check starts with it cleared: stop once selection wrote it
             break
     return state
 

@@ -122,6 +122,12 @@ def node_attempt() -> int:
     return getattr(info, "node_attempt", 1) if info else 1
 
 
+def calls_made(ctx: Context, node: str, cost_step: str | None = None) -> int:
+    """The model calls `call_lm` makes for this step: 1, or 0 when the run switched the step off (its fallback
+    answers instead), so a state's `lm_calls` counts only calls that happened."""
+    return 0 if {node, cost_step or node} & set(ctx.steps_off()) else 1
+
+
 def call_lm(
     ctx: Context, node: str, step: Callable[[], T], fallback: Callable[[], T],
     usable: Callable[[T], bool] = lambda _: True, cost_step: str | None = None,
@@ -146,7 +152,7 @@ def call_lm(
             raise EmptyModelOutput("the model's answer was empty or unusable")
         return result
 
-    if {node, cost_step or node} & set(ctx.steps_off()):  # measuring the step's worth: its fallback, no model call
+    if not calls_made(ctx, node, cost_step):  # measuring the step's worth: its fallback, no model call
         return fallback(), None
     try:
         with model_step(cost_step or node):

@@ -8,6 +8,7 @@ from claimhop.lm.usage import model_step
 from claimhop.retrieval.titles import normalize_title
 from claimhop.steps.common import (
     call_lm,
+    calls_made,
     clean_list,
     emit,
     program_for,
@@ -35,12 +36,12 @@ def numbered(evidence: list[Evidence]) -> list[str]:
     return [f"[{e['ref']}] {e['title']}: {e['sentence']}" for e in evidence]
 
 
-def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
+def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None, int]:
     """The claim's atomic facts (DSPy SplitClaim, or the plan's facts with `planner=facts`); the whole claim as
-    one fact when the model gives none."""
+    one fact when the model gives none. Also the degradation, if any, and the model calls made (0 for the plan's)."""
     planned = state.get("planned_facts")
     if planned and ctx.fact_names != "asked":
-        return facts_from_split(planned, state["claim"], state.get("claim_entities", []), ctx.fact_repair), None
+        return facts_from_split(planned, state["claim"], state.get("claim_entities", []), ctx.fact_repair), None, 0
 
     def usable(facts) -> bool:
         return any(str(getattr(f, "text", f)).strip() for f in facts or [])
@@ -48,7 +49,8 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None]:
     split = splitter(ctx)
     result, degraded = call_lm(ctx, "verify", lambda: split(claim=state["claim"]).facts,
                                list, usable=usable, cost_step="claim_split")
-    return facts_from_split(result, state["claim"], state.get("claim_entities", []), ctx.fact_repair), degraded
+    facts = facts_from_split(result, state["claim"], state.get("claim_entities", []), ctx.fact_repair)
+    return facts, degraded, calls_made(ctx, "verify", "claim_split")
 
 
 def splitter(ctx: Context):
@@ -101,7 +103,7 @@ def whole_facts(facts: list[dict]) -> list[dict]:
 
 def verify_by_facts(state: State, ctx: Context) -> dict:
     """`verifier=facts`: each fact judged sentence by sentence with label probabilities."""
-    facts, degraded = atomic_facts(state, ctx)
+    facts, degraded, split_calls = atomic_facts(state, ctx)
     rule = EnsembleRule.from_settings(ctx)
 
     def judge(title: str, sentence: str, fact: str) -> dict[str, float]:
@@ -109,12 +111,12 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
             return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact, program_for(ctx).judge_pair), ctx.model_timeout_s)
 
     result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence, ctx.fact_context)
-    return verdict_of_facts(result, degraded, calls=sum(len(r["evidence"]) for r in result["facts"]))
+    return verdict_of_facts(result, degraded, calls=split_calls + sum(len(r["evidence"]) for r in result["facts"]))
 
 
 def verify_by_questions(state: State, ctx: Context) -> dict:
     """`verifier=qa`: each fact asked as a question whose answer decides it (claimhop.verification.qa)."""
-    facts, degraded = atomic_facts(state, ctx)
+    facts, degraded, split_calls = atomic_facts(state, ctx)
     rule = EnsembleRule.for_questions(ctx)
 
     def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
@@ -123,12 +125,12 @@ def verify_by_questions(state: State, ctx: Context) -> dict:
                                                   program_for(ctx).answer_from_evidence), ctx.model_timeout_s)
 
     result = check_claim_qa(facts, state.get("selected", []), ask, rule, ctx.qa_evidence, ctx.qa_resolve)
-    return verdict_of_facts(result, degraded, calls=result["calls"])
+    return verdict_of_facts(result, degraded, calls=split_calls + result["calls"])
 
 
 def verdict_of_facts(result: dict, degraded: str | None, calls: int) -> dict:
     """The verify node's update from checked facts: each fact's deciding (or closest) sentence numbered once as
-    evidence, the events the CLI and the chat page show, and the model calls (the split's one among them)."""
+    evidence, the events the CLI and the chat page show, and the model calls made (the split's, if any, among them)."""
     failures = [r for r in result["facts"] if r["error"]]
     if failures:
         failure = f"verify: the model could not judge {len(failures)} fact(s): {failures[0]['error'][:120]}"
@@ -155,7 +157,7 @@ def verdict_of_facts(result: dict, degraded: str | None, calls: int) -> dict:
          reason=result["reason"], evidence=evidence, degraded=degraded)
     return {
         "verdict": result["verdict"], "confidence": result["confidence"], "verdict_reason": result["reason"],
-        "facts": result["facts"], "evidence": evidence, "lm_calls": 1 + calls,
+        "facts": result["facts"], "evidence": evidence, "lm_calls": calls,
         "degraded": [degraded] if degraded else [],
         "messages": [say("verify", f"Verdict: {result['verdict']} (confidence {result['confidence']:.2f}; "
                                    f"{len(result['facts'])} facts checked).")],

@@ -11,7 +11,7 @@ import dspy
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import LOCAL, get_lm, local_engine
 from claimhop.program import PASSAGES_SYSTEM, JudgeClaimOnPassages
-from claimhop.steps.common import call_lm, emit, program_for, say
+from claimhop.steps.common import call_lm, calls_made, emit, program_for, say
 from claimhop.steps.facts import atomic_facts
 from claimhop.verification.head import decide, load_head
 from claimhop.verification.passages import passage_messages, passages_read
@@ -45,7 +45,7 @@ def passage_probabilities(model: str, claim: str, passages: list[dict], program=
 
 def verify_by_passages(state: State, ctx: Context) -> dict:
     """The verify node's update under `verifier=passages`."""
-    facts, degraded = atomic_facts(state, ctx)
+    facts, degraded, split_calls = atomic_facts(state, ctx)
     passages = passages_read(state.get("selected", []), claim=state["claim"])
     program = program_for(ctx)
     probs, failed = call_lm(ctx, "verify", lambda: passage_probabilities(ctx.model, state["claim"], passages, program),
@@ -76,7 +76,7 @@ def verify_by_passages(state: State, ctx: Context) -> dict:
          degraded=degraded, read=[p["title"] for p in passages], probabilities=probs)
     return {
         "verdict": verdict, "confidence": confidence, "verdict_reason": reason, "facts": records,
-        "evidence": evidence, "lm_calls": 0 if failed else 1, "degraded": [degraded] if degraded else [],
+        "evidence": evidence, "lm_calls": split_calls + (0 if failed else calls_made(ctx, "verify")), "degraded": [degraded] if degraded else [],
         "messages": [say("verify", f"Verdict: {verdict} (confidence {confidence:.2f}; read {len(passages)} passages).")],
     }
 

@@ -13,6 +13,16 @@ from state.validation import message_text, validate_claim
 PER_RUN_RESET = {
     "hops": [], "candidates": {}, "gap_entities": [], "degraded": [], "lm_calls": 0,
 }
+# What one check writes; a new claim on the same thread clears it, so nothing of the last check (its facts,
+# verdict, follow-up reply, gap queries) shows in, or steers, the next one. `facts` is None, not [], because the
+# answer step reads None as "this verifier gives no facts".
+PER_CHECK_CLEARED = {
+    "verdict": None, "confidence": None, "verdict_reason": None, "facts": None, "answer": None, "follow_up": None,
+    "question": None, "evidence": [], "selected": [], "sub_questions": [], "facts_needed": [], "gap_queries": [],
+    "claim_entities": [], "claim_ranking": [], "doc_entities": [], "bridge_entities": [], "missing": [],
+    "gap_shown": [], "gap_complete": False, "new_last_round": 0, "iteration": 0, "planned_gap": None,
+    "planned_facts": None,
+}
 
 
 # "check: ...", "check this instead: ...", "new claim: ..." always start a new check.

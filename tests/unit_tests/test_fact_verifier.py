@@ -202,7 +202,7 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
         return probs(0.05, 0.05)
 
     verify = importlib.import_module("claimhop.steps.facts")
-    monkeypatch.setattr(verify, "atomic_facts", lambda state, ctx: (facts, None))
+    monkeypatch.setattr(verify, "atomic_facts", lambda state, ctx: (facts, None, 0))
     monkeypatch.setattr(verify, "judge_pair", judge)
     state = {"claim": claim["claim"], "selected": selected}
     # three sentences per fact: the gold-medal sentence ranks third for the first fact (with the default 2 that

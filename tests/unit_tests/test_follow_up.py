@@ -97,3 +97,39 @@ def test_the_document_a_question_names_is_recognised(question, title):
 
 def test_a_question_that_names_no_document_has_no_phrase():
     assert named_phrase("What is the verdict based on?") is None
+
+
+def test_a_new_check_on_the_thread_starts_with_nothing_of_the_last_one(chat):
+    """The first check's verdict, evidence and follow-up reply are gone the moment the next check starts, and
+    what the second check ends with is its own."""
+    _, first = chat(CLAIM)
+    chat("What says Currie is American?")
+    ran, second = chat("check this instead: Steve Augeri was the lead vocalist of Journey.")
+    assert second["claim"].startswith("Steve Augeri")
+    assert second.get("follow_up") is None and second.get("question") is None
+    assert second["lm_calls"] >= 1 and second["answer"] != first["answer"]
+
+
+def test_nothing_of_the_last_check_is_in_the_state_when_the_next_begins(monkeypatch, small_corpus):
+    from fakes import fake_lm
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    lm, _ = fake_lm({**answers(), "answer": {"answer": "Currie was American [1]."}})
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    app = build_graph().compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "reset"}}
+    ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 0, "top_k": 3,
+           "verifier": "single"}
+    app.invoke({"claim": CLAIM}, config, context=ctx)
+    app.update_state(config, {"facts": [{"fact": "left from an older check"}], "follow_up": "an old reply"})
+    after_intake, intake_ran = None, False
+    for mode, chunk in app.stream({"claim": "Steve Augeri was the lead vocalist of Journey."}, config, context=ctx,
+                                  stream_mode=["updates", "values"]):
+        if mode == "updates" and "intake" in chunk:
+            intake_ran = True
+        elif mode == "values" and intake_ran and after_intake is None:
+            after_intake = chunk  # the state the second check's first step leaves
+    assert after_intake is not None
+    assert after_intake["facts"] is None and after_intake["follow_up"] is None
+    assert after_intake["verdict"] is None and after_intake["evidence"] == [] and after_intake["selected"] == []
+    assert app.get_state(config).values["verdict"] is not None  # and the check then wrote its own

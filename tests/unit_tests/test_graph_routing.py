@@ -175,3 +175,11 @@ def test_control_characters_are_removed_and_other_scripts_kept():
     assert validate_claim("Steve\x00Augeri\x1b[0m is\tAmerican.\u200b") == "Steve Augeri [0m is American."
     assert validate_claim("  Angela Merkel war Bundeskanzlerin.  ") == "Angela Merkel war Bundeskanzlerin."
     assert validate_claim("東京は日本の首都である。") == "東京は日本の首都である。"
+
+
+@pytest.mark.parametrize("steps_off", ["", "gap_loop,mitigate", "verify"])
+def test_the_model_calls_a_check_reports_are_the_calls_the_model_received(monkeypatch, small_corpus, steps_off):
+    """`lm_calls` counts calls made: a step the run switched off (its fallback answers) is not counted."""
+    _, final, engine = run(monkeypatch, small_corpus, answers(), max_iterations=1, top_k=5, loop_k=2,
+                           model_steps_off=steps_off, **FULL_DESIGN)
+    assert final["lm_calls"] == len(engine.calls), (final["lm_calls"], len(engine.calls))
