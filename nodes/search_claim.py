@@ -14,7 +14,7 @@ from state.context import Context
 from state.schema import State
 
 SHOWN = 7
-SNIPPET_CHARS = 160
+SHOWN_SNIPPET_CHARS = 160
 
 
 def search_claim(state: State, runtime: Runtime[Context]) -> dict:
@@ -22,7 +22,7 @@ def search_claim(state: State, runtime: Runtime[Context]) -> dict:
     ctx = settings_of(runtime)
     depth = max(SHOWN, ctx.claim_k, ctx.claim_floor)
     hits = retriever_for(ctx).search_fused(state["claim"], depth, ctx.retrieval_mode)  # never the LM re-ranker
-    documents = [{"rank": rank, "title": h.title, "snippet": h.text[:SNIPPET_CHARS]}
+    documents = [{"rank": rank, "title": h.title, "snippet": h.text[:SHOWN_SNIPPET_CHARS]}
                  for rank, h in enumerate(hits[:SHOWN], 1)]
     emit("search_claim", event="documents", documents=documents)
     lines = "\n".join(f"{d['rank']}. {d['title']}" for d in documents)

@@ -8,9 +8,8 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_type_hints
 
-from claimhop.retrieval.fusion import Fusion
+from claimhop.retrieval.fusion import DEFAULT_FUSION
 
-FUSION = Fusion()
 
 ENV_PREFIX = "CLAIMHOP_"
 # The graph's model steps that have a deterministic fallback (what `model_steps_off` may name).
@@ -49,12 +48,12 @@ class Context:
         "hybrid", "Search used by every hop: BM25 + dense fused by reciprocal rank, or one of them."
     )
     # Fusion defaults (claimhop.retrieval.fusion.Fusion) were chosen on HotpotQA questions, not the dev claims.
-    bm25_weight: float = _setting(FUSION.bm25_weight, "Hybrid search: weight of BM25's ranking in reciprocal rank fusion.", 0, 10)
-    dense_weight: float = _setting(FUSION.dense_weight, "Hybrid search: weight of the dense (embedding) ranking in the fusion.", 0, 10)
+    bm25_weight: float = _setting(DEFAULT_FUSION.bm25_weight, "Hybrid search: weight of BM25's ranking in reciprocal rank fusion.", 0, 10)
+    dense_weight: float = _setting(DEFAULT_FUSION.dense_weight, "Hybrid search: weight of the dense (embedding) ranking in the fusion.", 0, 10)
     rrf_k: int = _setting(
-        FUSION.k, "Hybrid search: reciprocal rank fusion's k; larger values flatten the difference between ranks.", 1, 1000
+        DEFAULT_FUSION.k, "Hybrid search: reciprocal rank fusion's k; larger values flatten the difference between ranks.", 1, 1000
     )
-    fusion_depth: int = _setting(FUSION.depth, "Hybrid search: documents read from each of BM25 and dense before fusing.", 1, 1000)
+    fusion_depth: int = _setting(DEFAULT_FUSION.depth, "Hybrid search: documents read from each of BM25 and dense before fusing.", 1, 1000)
     reranker: str = _setting(
         "", "Re-ranking after fusion: empty for none, 'lm' (the run's model judges each document's relevance; "
         "slow: one call per document), or 'package.module:function' returning a LangChain BaseDocumentCompressor.",

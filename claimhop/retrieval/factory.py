@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claimhop.retrieval.fusion import Fusion
+from claimhop.retrieval.fusion import DEFAULT_FUSION, Fusion
 from claimhop.retrieval.rerank import Reranker
 from claimhop.retrieval.service import SearchEngine, index_search
 from claimhop.retrieval.tuned_search import TunedSearch
@@ -27,4 +27,4 @@ def search_engine(corpus_path: str | Path | None = None, index_dir: str | Path |
         engine = index_search(corpus_path or None, index_dir=index_dir or None)
     if fusion is None and reranker is None:
         return engine
-    return TunedSearch(engine, fusion or Fusion(), reranker, rerank_depth)
+    return TunedSearch(engine, fusion or DEFAULT_FUSION, reranker, rerank_depth)

@@ -33,3 +33,7 @@ def reciprocal_rank_fusion(
         for rank, doc_id in enumerate(ranking, start=1):
             scores[doc_id] += weight / (k + rank)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+# the one default every engine, the run settings and the tuned search start from
+DEFAULT_FUSION = Fusion()

@@ -30,7 +30,7 @@ from claimhop.retrieval.engines import load_factory
 from claimhop.retrieval.service import Hit
 
 log = logging.getLogger("claimhop")
-PASSAGE_CHARS = 700  # ~150 tokens: a HoVer intro paragraph's first sentences carry what it is about
+RERANK_PASSAGE_CHARS = 700  # ~150 tokens: a HoVer intro paragraph's first sentences carry what it is about
 YES_NO = ("yes", "no")
 
 
@@ -40,7 +40,7 @@ class Reranker(Protocol):
 
 
 def passage(hit: Hit) -> str:
-    return f"{hit.title}: {hit.text[:PASSAGE_CHARS]}"
+    return f"{hit.title}: {hit.text[:RERANK_PASSAGE_CHARS]}"
 
 
 class LMReranker:

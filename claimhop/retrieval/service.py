@@ -9,12 +9,11 @@ from typing import Literal, Protocol
 
 from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.corpus import BUNDLED_CORPUS, Corpus, load_corpus
-from claimhop.retrieval.fusion import Fusion, reciprocal_rank_fusion
+from claimhop.retrieval.fusion import DEFAULT_FUSION, Fusion, reciprocal_rank_fusion
 from claimhop.retrieval.index_store import Indexes, open_indexes
 from claimhop.retrieval.titles import TitleIndex
 
 Mode = Literal["hybrid", "bm25", "dense"]
-DEFAULT_FUSION = Fusion()
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from claimhop.retrieval.fusion import Fusion
+from claimhop.retrieval.fusion import DEFAULT_FUSION, Fusion
 from claimhop.retrieval.rerank import Reranker
 from claimhop.retrieval.service import (
-    DEFAULT_FUSION,
     Hit,
     HybridSearch,
     Mode,

@@ -58,10 +58,10 @@ def dual_phase_search(
 SHOWN_DOCS = 8
 
 
-SNIPPET_CHARS = 90
+PROMPT_SNIPPET_CHARS = 90
 
 
 def found_so_far(state: State) -> list[str]:
     """The best candidates as 'title: first sentence', short enough for a small model's context."""
     best = sorted(state.get("candidates", {}).values(), key=lambda c: -c["retrieval_score"])[:SHOWN_DOCS]
-    return [f"{c['title']}: {c['text'][:SNIPPET_CHARS]}" for c in best]
+    return [f"{c['title']}: {c['text'][:PROMPT_SNIPPET_CHARS]}" for c in best]

@@ -21,7 +21,7 @@ from claimhop.verification.evidence import rank_evidence
 
 Judge = Callable[[str, str, str], dict[str, float]]  # (evidence title, evidence text, fact) -> label probs
 JUDGE_ATTEMPTS = 2  # a reply that does not fit is retried once, then recorded as an error on that fact
-PASSAGE_CHARS = 600  # a judged passage's length cap (half the corpus's documents are shorter than 480 characters)
+JUDGED_PASSAGE_CHARS = 600  # a judged passage's length cap (half the corpus's documents are shorter than 480 characters)
 
 
 def evidence_for(fact: str, entities: list[str], selected: list[dict], k: int) -> list[dict]:
@@ -37,7 +37,7 @@ def evidence_for(fact: str, entities: list[str], selected: list[dict], k: int) -
     return out
 
 
-def passage_around(sentence: str, text: str, limit: int = PASSAGE_CHARS) -> str:
+def passage_around(sentence: str, text: str, limit: int = JUDGED_PASSAGE_CHARS) -> str:
     """The sentence with its neighbours, as much of its document as fits in `limit` characters, so the judge reads
     who "he" or "the film" is (a sentence alone loses its subject: "She is also known for her role in Foxes")."""
     sentences = split_sentences(text)
