@@ -45,6 +45,22 @@ def shown(target: str) -> str:
     return f"{scheme}://{rest.rpartition('@')[2]}"
 
 
+def until_written(stream, key: str) -> dict[str, Any]:
+    """The state right after a node of this check wrote `key` (intake, which clears it for a new check, does not
+    count), leaving the stream there, which stops the run; the final state if no node writes it."""
+    values: dict[str, Any] = {}
+    written = False
+    for mode, chunk in stream:
+        if mode == "updates":
+            written = written or any(node != "intake" and isinstance(update, dict) and key in update
+                                     for node, update in chunk.items())
+        else:
+            values = chunk
+            if written:
+                break
+    return values
+
+
 class DurableChecks:
     """The claimhop graph compiled with a checkpointer (SQLite in WAL mode, or PostgreSQL; committed per step),
     plus each thread's settings in a table beside LangGraph's, so `--resume` runs with the settings the check
@@ -109,10 +125,8 @@ class DurableChecks:
         payload, config = None if values else {"claim": claim}, thread_config(thread_id)
         if until is None:
             return self.app.invoke(payload, config, context=context, durability="sync")
-        for values in self.app.stream(payload, config, context=context, stream_mode="values", durability="sync"):
-            if values.get(until):
-                break
-        return values
+        return until_written(self.app.stream(payload, config, context=context, stream_mode=["updates", "values"],
+                                             durability="sync"), until)
 
     def run_claim(self, claim_id: str, claim: str, settings: dict[str, Any], context: Any,
                   until: str | None = None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from claimhop.entities.matching import is_about
 from claimhop.steps.bridging import SHOWN_TO_LM, choose, fetch_entities, follow_links, generic_names
 from claimhop.steps.common import (
     call_lm,
+    calls_made,
     clean_list,
     emit,
     program_for,
@@ -41,7 +42,7 @@ def bridge(state: State, runtime: Runtime[Context]) -> dict:
             list,
         )
         picked = clean_list(result, ctx.max_bridge_entities)
-        calls = 1
+        calls = calls_made(ctx, "bridge")
     entities = choose(picked, shown, ctx.max_bridge_entities)
     found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode,
                                  must_name=ctx.bridge_search == "naming")

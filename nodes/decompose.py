@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from claimhop.steps.common import (
     call_lm,
+    calls_made,
     clean_list,
     program_for,
     settings_of,
@@ -32,4 +33,4 @@ def decompose(state: State, runtime: Runtime[Context]) -> dict:
         usable=lambda questions: bool(clean_list(questions, ctx.max_sub_questions)),
     )
     sub_questions = clean_list(result, ctx.max_sub_questions) or [claim]
-    return planned(sub_questions, None, degraded, 1)
+    return planned(sub_questions, None, degraded, calls_made(ctx, "decompose"))

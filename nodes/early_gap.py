@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 from claimhop.entities.ner import extract_entities, unique
 from claimhop.steps.common import (
     call_lm,
+    calls_made,
     clean_list,
     emit,
     program_for,
@@ -36,7 +37,7 @@ def early_gap(state: State, runtime: Runtime[Context]) -> dict:
         (facts, gap_entities, queries), degraded = call_lm(
             ctx, "early_gap", ask, lambda: ([], [], [claim]), usable=lambda out: bool(clean_list(out[2], 1))
         )
-        calls = 1
+        calls = calls_made(ctx, "early_gap")
     queries = clean_list(queries, ctx.max_gap_queries) or [claim]
     gap_entities = clean_list(gap_entities, 8)
     claim_entities = unique(extract_entities([claim], with_spans=True)[0])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from claimhop.steps.common import call_lm, emit, program_for, settings_of
+from claimhop.steps.common import call_lm, calls_made, emit, program_for, settings_of
 from claimhop.steps.facts import numbered
 from claimhop.steps.follow_ups import about_a_document, fallback_answer, grounded_answer
 from state.context import Context
@@ -29,7 +29,7 @@ def follow_up(state: State, runtime: Runtime[Context]) -> dict:
             lambda: "",
             usable=lambda answer: bool(str(answer).strip()),
         )
-        calls = 1
+        calls = calls_made(ctx, "follow_up")
         answer = grounded_answer(text, evidence) if text.strip() else fallback_answer(state)
     emit("follow_up", event="follow_up", question=question, answer=answer)
     return {

@@ -45,7 +45,7 @@ def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]
     import os
 
     from graph import graph
-    from graph.durable import CHECKPOINTS_ENV, shared_checks
+    from graph.durable import CHECKPOINTS_ENV, shared_checks, until_written
 
     if os.environ.get(CHECKPOINTS_ENV):  # checkpointed: a killed eval resumes its claim mid-way, anywhere
         settings = dataclasses.asdict(ctx) if dataclasses.is_dataclass(ctx) else dict(ctx)
@@ -53,11 +53,7 @@ def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]
                                          until="selected" if recall_only else None)
     if not recall_only:
         return graph.invoke({"claim": claim}, context=ctx)
-    state: dict[str, Any] = {}
-    for state in graph.stream({"claim": claim}, context=ctx, stream_mode="values"):
-        if state.get("selected"):  # a new check starts with it cleared: stop once selection wrote it
-            break
-    return state
+    return until_written(graph.stream({"claim": claim}, context=ctx, stream_mode=["updates", "values"]), "selected")
 
 
 def claimhop_system(settings: dict[str, Any], recall_only: bool = False) -> SystemFn:

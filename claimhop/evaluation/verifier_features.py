@@ -38,7 +38,7 @@ def state_path(folder: Path, claim: str, documents: list[dict]) -> Path:
 
 
 def documents_for(corpus: Corpus, titles: list[str]) -> list[dict]:
-    from claimhop.evaluation.verify_eval import documents_by_title
+    from claimhop.retrieval.corpus import documents_by_title
 
     return documents_by_title(corpus, titles)
 

@@ -35,8 +35,7 @@ from claimhop.evaluation.verifier_dspy import dspy_verdict
 from claimhop.evaluation.verifier_dspy import load_judge as dspy_judge
 from claimhop.lm.adapter import adapter_for
 from claimhop.lm.provider import get_lm, local_engine_stats
-from claimhop.retrieval.corpus import Corpus
-from claimhop.retrieval.titles import normalize_title
+from claimhop.retrieval.corpus import Corpus, documents_by_title  # noqa: F401 - documents_by_title is used from here
 
 SYSTEMS = ("majority", "single", "facts", "qa", "passages", "passages_yes", "passages_dspy", "claimhop")
 EVIDENCE_KINDS = ("gold", "retrieved")
@@ -47,12 +46,6 @@ SINGLE_SYSTEM = (
     "evidence. Answer with one word: supported, contradicted or insufficient."
 )
 BINS = 10
-
-
-def documents_by_title(corpus: Corpus, titles: list[str]) -> list[dict]:
-    index = {normalize_title(t): i for i, t in enumerate(corpus.titles)}
-    found = [index.get(normalize_title(t)) for t in titles]
-    return [{"title": corpus.titles[i], "text": corpus.texts[i]} for i in found if i is not None]
 
 
 def retrieved_titles(path: Path | None) -> dict[str, list[str]]:

@@ -119,3 +119,12 @@ def load_corpus(path: str | Path = BUNDLED_CORPUS) -> Corpus:
     if not titles:
         raise CorpusError(f"corpus {path} has no documents")
     return Corpus(path=path, titles=titles, texts=texts, sha256=file_sha256(path))
+
+
+def documents_by_title(corpus: Corpus, titles: list[str]) -> list[dict]:
+    """The corpus documents with these titles (normalised match), in the titles' order; unknown titles dropped."""
+    from claimhop.retrieval.titles import normalize_title
+
+    index = {normalize_title(t): i for i, t in enumerate(corpus.titles)}
+    found = [index.get(normalize_title(t)) for t in titles]
+    return [{"title": corpus.titles[i], "text": corpus.texts[i]} for i in found if i is not None]

@@ -76,7 +76,7 @@ def verify_by_passages(state: State, ctx: Context) -> dict:
          degraded=degraded, read=[p["title"] for p in passages], probabilities=probs)
     return {
         "verdict": verdict, "confidence": confidence, "verdict_reason": reason, "facts": records,
-        "evidence": evidence, "lm_calls": split_calls + (0 if failed else calls_made(ctx, "verify")), "degraded": [degraded] if degraded else [],
+        "evidence": evidence, "lm_calls": split_calls + calls_made(ctx, "verify"), "degraded": [degraded] if degraded else [],
         "messages": [say("verify", f"Verdict: {verdict} (confidence {confidence:.2f}; read {len(passages)} passages).")],
     }
 

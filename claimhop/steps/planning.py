@@ -7,6 +7,7 @@ import dspy
 from claimhop.program import ClaimHopProgram
 from claimhop.steps.common import (
     call_lm,
+    calls_made,
     clean_list,
     emit,
     say,
@@ -18,7 +19,8 @@ def plan_in_one_call(claim: str, ctx: Context, program: ClaimHopProgram) -> dict
     """Sub-questions and the entities to look up from one model call that reads the claim once. The entities'
     names are the early gap queries: a name finds its own article, which a sub-question may not."""
     questions, gap, degraded = one_planning_call(claim, ctx, program.plan, "sub_questions")
-    return planned(clean_list(questions, ctx.max_sub_questions) or [claim], gap, degraded, 1)
+    return planned(clean_list(questions, ctx.max_sub_questions) or [claim], gap, degraded,
+                   calls_made(ctx, "decompose", "plan"))
 
 
 def plan_as_facts(claim: str, ctx: Context, program: ClaimHopProgram) -> dict:
@@ -27,7 +29,7 @@ def plan_as_facts(claim: str, ctx: Context, program: ClaimHopProgram) -> dict:
     judges them without splitting the claim again (one call and ~56 generated tokens fewer per claim)."""
     facts, gap, degraded = one_planning_call(claim, ctx, program.plan_facts, "facts")
     facts = clean_list(facts, 5)
-    update = planned(facts[: ctx.max_sub_questions] or [claim], gap, degraded, 1)
+    update = planned(facts[: ctx.max_sub_questions] or [claim], gap, degraded, calls_made(ctx, "decompose", "plan"))
     update["planned_facts"] = facts if not degraded else None  # a failed plan leaves the split to verify
     return update
 

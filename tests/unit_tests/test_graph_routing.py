@@ -177,7 +177,7 @@ def test_control_characters_are_removed_and_other_scripts_kept():
     assert validate_claim("東京は日本の首都である。") == "東京は日本の首都である。"
 
 
-@pytest.mark.parametrize("steps_off", ["", "gap_loop,mitigate", "verify"])
+@pytest.mark.parametrize("steps_off", ["", "gap_loop,mitigate", "verify", "decompose,early_gap,bridge"])
 def test_the_model_calls_a_check_reports_are_the_calls_the_model_received(monkeypatch, small_corpus, steps_off):
     """`lm_calls` counts calls made: a step the run switched off (its fallback answers) is not counted."""
     _, final, engine = run(monkeypatch, small_corpus, answers(), max_iterations=1, top_k=5, loop_k=2,

@@ -75,7 +75,7 @@ GRAPH = {name: imports(name, path, modules()) for name, path in modules().items(
 
 def cycle(edges: dict[str, set[str]]) -> list[str] | None:
     try:
-        graphlib.TopologicalSorter(edges).static_order()
+        graphlib.TopologicalSorter(edges).prepare()  # static_order() is lazy and would never raise
         return None
     except graphlib.CycleError as err:
         return err.args[1]
