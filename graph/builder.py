@@ -4,6 +4,9 @@ Built once at import; `graph` is what langgraph.json serves."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 from langgraph.graph import END, START, StateGraph
 
 from claimhop.steps.common import MODEL_RETRY
@@ -26,31 +29,49 @@ from nodes import (
 from state.context import Context
 from state.schema import InputState, OutputState, State
 
-# The node table, written once: name -> (node function, whether it calls the model, so it gets MODEL_RETRY).
-# A claim runs these in this order; `follow_up` answers a question about a finished check instead.
+
+class Node(NamedTuple):
+    """One row of the node table: the function, whether it may call the model (it then gets MODEL_RETRY), and the
+    label people see (the chat page and the CLI read it from the graph: `node_table()`)."""
+
+    function: Callable
+    calls_model: bool
+    label: str
+
+
+# The node table, written once. A claim runs these in this order; `follow_up` answers a question about a finished
+# check instead.
 NODES = {
-    "intake": (intake, False),
-    "search_claim": (search_claim, False),
-    "decompose": (decompose, True),
-    "early_gap": (early_gap, True),
-    "dual_retrieval": (dual_retrieval, False),
-    "extract_entities": (extract_entities, False),
-    "bridge": (bridge, True),
-    "gap_loop": (gap_loop, True),
-    "later_links": (later_links, False),
-    "select_documents": (select_documents, False),
-    "verify": (verify, True),
-    "mitigate": (mitigate, True),
-    "follow_up": (follow_up, True),
+    "intake": Node(intake, False, "Read the claim"),
+    "search_claim": Node(search_claim, False, "First documents"),
+    "decompose": Node(decompose, True, "Sub-questions"),
+    "early_gap": Node(early_gap, True, "Early gap analysis"),  # asks the model only with planner=two_calls
+    "dual_retrieval": Node(dual_retrieval, False, "Dual-phase retrieval"),
+    "extract_entities": Node(extract_entities, False, "Entities in the documents"),
+    "bridge": Node(bridge, True, "Bridging entities"),  # asks the model only with bridge_pick=lm
+    "gap_loop": Node(gap_loop, True, "Gap loop"),
+    "later_links": Node(later_links, False, "Next hop by links"),
+    "select_documents": Node(select_documents, False, "Selection"),
+    "verify": Node(verify, True, "Verify"),
+    "mitigate": Node(mitigate, True, "Cited answer"),
+    "follow_up": Node(follow_up, True, "Follow-up"),
 }
 NODE_ORDER = [name for name in NODES if name != "follow_up"]
+
+
+def node_table() -> list[dict]:
+    """The nodes in the order a claim runs them, with their labels: what the server serves at /nodes, so the chat
+    page and the CLI keep no copy of their own."""
+    return [{"name": name, "label": node.label, "calls_model": node.calls_model, "claim_path": name in NODE_ORDER}
+            for name, node in NODES.items()]
 
 
 def build_graph() -> StateGraph:
     """The graph's wiring, uncompiled (tests compile it with their own checkpointer)."""
     builder = StateGraph(State, input_schema=InputState, output_schema=OutputState, context_schema=Context)
-    for name, (node, calls_model) in NODES.items():
-        builder.add_node(name, node, retry_policy=MODEL_RETRY if calls_model else None)
+    for name, node in NODES.items():
+        builder.add_node(name, node.function, retry_policy=MODEL_RETRY if node.calls_model else None,
+                         metadata={"label": node.label})
     builder.add_edge(START, "intake")
     builder.add_conditional_edges("intake", route_after_intake)
     builder.add_edge("search_claim", "decompose")

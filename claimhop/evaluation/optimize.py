@@ -65,7 +65,7 @@ class RetrievalPlanner(dspy.Module):
         runtime = Runtime(context=self.ctx)
         with running(self.program, self.lm):
             for name in PLANNING_NODES:
-                node, _ = NODES[name]
+                node = NODES[name].function
                 state.update(node(state, runtime))
         return dspy.Prediction(titles=list(state.get("candidates", {})))
 

@@ -85,7 +85,7 @@ def node_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, li
     from claimhop.entities.ner import extract_entities, unique
     from graph.builder import NODES
 
-    verify, _ = NODES["verify"]
+    verify = NODES["verify"].function
     state = {"claim": claim, "selected": documents, "claim_entities": unique(extract_entities([claim], with_spans=True)[0])}
     out = verify(state, SimpleNamespace(context=ctx))
     return out["verdict"], float(out.get("confidence", 1.0)), out.get("degraded", [])

@@ -19,7 +19,7 @@ from state.context import Context
 def test_readmes_claim_is_supported_fact_by_fact_with_each_answer_quoted():
     claim = hover_claim("0012d9a6")  # README's claim: The Runaways' lead singer ... and Steve Augeri ...
     documents = documents_by_title(load_corpus(), claim["supporting_titles"])
-    verify, _ = NODES["verify"]
+    verify = NODES["verify"].function
     state = {"claim": claim["claim"], "selected": documents,
              "claim_entities": unique(extract_entities([claim["claim"]], with_spans=True)[0])}
     out = verify(state, SimpleNamespace(context=Context(verifier="qa", use_optimized_program=False)))
