@@ -93,7 +93,7 @@ def compare(records_path: Path, rules: list[str]) -> None:
             candidates = {c["title"]: {**c, "text": texts[c["doc_id"]]} for c in row["candidates"]}
             if ctx.later_link_articles:  # the later hop runs after the recorded steps, so it is replayed exactly
                 linked, _ = later_hop(search, candidates, row["claim_entities"], ctx.later_link_articles,
-                                      ctx.later_link_weighting == "idf", ctx.generic_links)
+                                      ctx.tuning.later_link_weighting == "idf", ctx.tuning.generic_links)
                 candidates = merge_candidates(candidates, linked)
             claim_ranking = [candidate(Hit(i, titles[i], 0.0, texts[i]), rank, "claim")
                              for rank, i in enumerate(row["claim_ranking"], start=1)]

@@ -60,7 +60,7 @@ NODE_ORDER = [name for name in NODES if name != "follow_up"]
 
 
 def node_table() -> list[dict]:
-    """The nodes in the order a claim runs them, with their labels: what the server serves at /nodes, so the chat
+    """The nodes in the order a claim runs them, with their labels: what the server serves at /claimhop/nodes, so the chat
     page and the CLI keep no copy of their own."""
     return [{"name": name, "label": node.label, "calls_model": node.calls_model, "claim_path": name in NODE_ORDER}
             for name, node in NODES.items()]

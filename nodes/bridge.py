@@ -26,7 +26,7 @@ def bridge(state: State, runtime: Runtime[Context]) -> dict:
     ctx = settings_of(runtime)
     retriever = retriever_for(ctx)
     ranked = [e for e in state.get("doc_entities", []) if not any(is_about(e, t) for t in state.get("candidates", {}))]
-    generic = generic_names(retriever, ranked, ctx.generic_links)  # "United States" bridges nothing
+    generic = generic_names(retriever, ranked, ctx.tuning.generic_links)  # "United States" bridges nothing
     shown = [e for e in ranked if e not in generic][:SHOWN_TO_LM]
     picked: list[str] = []
     calls = 0
@@ -45,11 +45,11 @@ def bridge(state: State, runtime: Runtime[Context]) -> dict:
         calls = calls_made(ctx, "bridge")
     entities = choose(picked, shown, ctx.max_bridge_entities)
     found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode,
-                                 must_name=ctx.bridge_search == "naming")
+                                 must_name=ctx.tuning.bridge_search == "naming")
     looked_up = list(entities)
     if ctx.link_articles:
         linked, link_hops = follow_links(retriever, state.get("candidates", {}), ctx.link_articles,
-                                         by_specificity=ctx.link_weighting == "idf", generic=ctx.generic_links)
+                                         by_specificity=ctx.tuning.link_weighting == "idf", generic=ctx.tuning.generic_links)
         found = {**linked, **found}
         hops += link_hops
         looked_up += [t for t in linked if t not in looked_up]

@@ -38,7 +38,7 @@ def early_gap(state: State, runtime: Runtime[Context]) -> dict:
             ctx, "early_gap", ask, lambda: ([], [], [claim]), usable=lambda out: bool(clean_list(out[2], 1))
         )
         calls = calls_made(ctx, "early_gap")
-    queries = clean_list(queries, ctx.max_gap_queries) or [claim]
+    queries = clean_list(queries, ctx.tuning.max_gap_queries) or [claim]
     gap_entities = clean_list(gap_entities, 8)
     claim_entities = unique(extract_entities([claim], with_spans=True)[0])
     emit(

@@ -39,7 +39,7 @@ def gap_loop(state: State, runtime: Runtime[Context]) -> dict:
     # A query that repeats an earlier one, or names a document already found, cannot find anything new.
     queries = [
         q for q in clean_list(queries, 8) if q.casefold() not in asked and not any(is_about(q, t) for t in known)
-    ][: ctx.loop_queries]
+    ][: ctx.tuning.loop_queries]
     entities = clean_list(entities, 8)
     found, hops = search_round(retriever_for(ctx), queries, step, None, ctx.loop_k, ctx.retrieval_mode)
     new = [t for t in found if t not in state.get("candidates", {})]

@@ -20,7 +20,7 @@ def later_links(state: State, runtime: Runtime[Context]) -> dict:
     ctx = settings_of(runtime)
     retriever = retriever_for(ctx)
     found, hops = later_hop(retriever, state.get("candidates", {}), state.get("claim_entities", []),
-                            ctx.later_link_articles, ctx.later_link_weighting == "idf", ctx.generic_links)
+                            ctx.later_link_articles, ctx.tuning.later_link_weighting == "idf", ctx.tuning.generic_links)
     for hop in hops:
         emit("later_links", event="hop", **hop)
     if ctx.later_link_articles <= 0:

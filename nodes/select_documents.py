@@ -18,7 +18,7 @@ def select_documents(state: State, runtime: Runtime[Context]) -> dict:
     candidates = state.get("candidates", {})
     selected = select_from(candidates, state.get("claim_entities", []), state.get("gap_entities", []),
                            state.get("claim_ranking", []), ctx,
-                           corpus_links(retriever_for(ctx)) if ctx.chain_weight > 0 else None)
+                           corpus_links(retriever_for(ctx)) if ctx.tuning.chain_weight > 0 else None)
     pooled = len(candidate_pool(candidates, state.get("claim_ranking", []), ctx))
     emit("select_documents", event="selection", candidates=pooled,
          selected=[{"rank": d["rank"], "title": d["title"], "score": d["score"]} for d in selected])

@@ -566,7 +566,7 @@ def parser() -> argparse.ArgumentParser:
     index.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw", "ivfpq"],
                        help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
     index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
-    index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) for claimhop.retrieval.synthesis; the graph's link following (link_articles) does not need it")
+    index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) for `claimhop synthesize`; the graph's link following (link_articles) does not need it")
     index.add_argument("--pgvector", action="store_true", help="also load the corpus into PostgreSQL + pgvector at CLAIMHOP_PG_URL (read from the environment so the password is never on a command line)")
     index.add_argument("--pg", nargs="?", const="", default=None, metavar="URL",
                        help="also load claimhop's whole search (BM25, vectors, titles, links) into PostgreSQL with "
@@ -662,6 +662,12 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--api-key", default=os.environ.get("CLAIMHOP_MODEL_API_KEY", ""),
                        help="require this key of every request (default: CLAIMHOP_MODEL_API_KEY, else none)")
     serve.set_defaults(func=cmd_serve_model)
+    from claimhop.cli.synthesize import add_parser as add_synthesize
+
+    add_synthesize(sub)
+    from claimhop.cli.results_table import add_parser as add_results_table
+
+    add_results_table(sub)
     return top
 
 

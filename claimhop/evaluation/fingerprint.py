@@ -80,6 +80,6 @@ def system_fingerprint(system: str, ctx: Context, recall_only: bool = False) -> 
     if system not in PEERS:
         return run_fingerprint(ctx) + ("-recall" if recall_only else "")
     names, code = PEERS[system]
-    values = {name: getattr(ctx, name) for name in names}
+    values = {name: ctx.value(name) for name in names}
     settings = json.dumps([system, values, _engine(ctx) if "model" in names else {}], sort_keys=True, default=str)
     return f"{system}-" + hashlib.sha256(settings.encode() + code_digest(code)).hexdigest()[:12]

@@ -103,7 +103,7 @@ def split_facts(claim: str, ctx) -> list[dict]:
     with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
         split = splitter(ctx)(claim=claim).facts
     return facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]),  # as early_gap
-                            ctx.fact_repair)
+                            ctx.tuning.fact_repair)
 
 
 def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
@@ -112,7 +112,7 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
     from claimhop.verification.pipeline import check_facts
 
     result = check_facts(split_facts(claim, ctx), documents, lambda t, s, f: judge_pair(ctx.model, t, s, f),
-                         EnsembleRule.from_settings(ctx), ctx.fact_evidence, ctx.fact_context)
+                         EnsembleRule.from_settings(ctx), ctx.tuning.fact_evidence, ctx.tuning.fact_context)
     return result["verdict"], result["confidence"], result["facts"]
 
 
@@ -124,8 +124,8 @@ def qa_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list
     def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
         return ask_model(ctx.model, evidence, question, options)
 
-    result = check_claim_qa(split_facts(claim, ctx), documents, ask, EnsembleRule.for_questions(ctx), ctx.qa_evidence,
-                            ctx.qa_resolve)
+    result = check_claim_qa(split_facts(claim, ctx), documents, ask, EnsembleRule.for_questions(ctx), ctx.tuning.qa_evidence,
+                            ctx.tuning.qa_resolve)
     return result["verdict"], result["confidence"], result["facts"]
 
 

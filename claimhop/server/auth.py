@@ -1,8 +1,8 @@
 """The server's key: with CLAIMHOP_SERVER_KEY set, every request but the chat page's own files needs it.
 
 LangGraph's custom authentication (`langgraph.json`'s `auth`) runs this handler before the API and, with
-`enable_custom_route_auth`, before claimhop's own routes (/mcp, /claimhop/health). The key goes in an
-`X-Api-Key` header (what agent-chat-ui sends from its "API key" field, and what an MCP client's `headers`
+`enable_custom_route_auth`, before claimhop's own routes (/mcp, /claimhop/health, /claimhop/nodes). The key goes
+in an `X-Api-Key` header (what agent-chat-ui sends from its "API key" field, and what an MCP client's `headers`
 setting can carry) or as `Authorization: Bearer KEY`. Without the variable everyone is let in: the server binds
 to 127.0.0.1 by default, and the docs say to set a key before binding beyond it.
 """

@@ -1,6 +1,7 @@
 """What `langgraph dev` serves besides the graph (langgraph.json `http.app`): the chat page at /ui, a health
-report at /claimhop/health, claimhop as one readable MCP tool at /mcp (claimhop.server.mcp_tool), and a middleware that refuses a run whose claim or settings are bad with 422 naming
-the problem, before a run is created."""
+report at /claimhop/health, the graph's node table at /claimhop/nodes (what the chat page draws its progress
+from), claimhop as one readable MCP tool at /mcp (claimhop.server.mcp_tool), and a middleware that refuses a run
+whose claim or settings are bad with 422 naming the problem, before a run is created."""
 
 from __future__ import annotations
 
@@ -106,6 +107,15 @@ async def to_ui(request):
     return RedirectResponse("/ui/")
 
 
+async def nodes(request):
+    """GET /claimhop/nodes: the graph's node table (`graph.builder.node_table()`: name, label, calls_model,
+    claim_path, in the order a claim runs them), so the chat page keeps no copy of the node order or labels. Like
+    /claimhop/health it needs the server's key when one is set (the page fetches it with the key)."""
+    from graph.builder import node_table  # imported here: importing the webapp stays light
+
+    return JSONResponse(node_table())
+
+
 def mcp_routes() -> tuple[list, Any]:
     """The MCP tool's routes and the lifespan its session manager needs; none without the `mcp` package (the
     server's own /mcp answers then)."""
@@ -120,6 +130,7 @@ def mcp_routes() -> tuple[list, Any]:
 MCP_ROUTES, MCP_LIFESPAN = mcp_routes()
 app = Starlette(routes=[
     Route("/claimhop/health", health),
+    Route("/claimhop/nodes", nodes, methods=["GET"]),
     Route("/ui", to_ui),
     Mount("/ui/", StaticFiles(directory=FRONTEND, html=True), name="ui"),
     *MCP_ROUTES,

@@ -51,7 +51,7 @@ def retriever_for(ctx: Context) -> SearchEngine:
 
 
 def fusion_of(ctx: Context) -> Fusion:
-    return Fusion(ctx.bm25_weight, ctx.dense_weight, ctx.rrf_k, ctx.fusion_depth)
+    return Fusion(ctx.tuning.bm25_weight, ctx.tuning.dense_weight, ctx.tuning.rrf_k, ctx.tuning.fusion_depth)
 
 
 # `claimhop optimize` runs the graph's own nodes on the program it is compiling, with the LM it was given

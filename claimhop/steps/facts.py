@@ -40,8 +40,8 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None, in
     """The claim's atomic facts (DSPy SplitClaim, or the plan's facts with `planner=facts`); the whole claim as
     one fact when the model gives none. Also the degradation, if any, and the model calls made (0 for the plan's)."""
     planned = state.get("planned_facts")
-    if planned and ctx.fact_names != "asked":
-        return facts_from_split(planned, state["claim"], state.get("claim_entities", []), ctx.fact_repair), None, 0
+    if planned and ctx.tuning.fact_names != "asked":
+        return facts_from_split(planned, state["claim"], state.get("claim_entities", []), ctx.tuning.fact_repair), None, 0
 
     def usable(facts) -> bool:
         return any(str(getattr(f, "text", f)).strip() for f in facts or [])
@@ -49,7 +49,7 @@ def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None, in
     split = splitter(ctx)
     result, degraded = call_lm(ctx, "verify", lambda: split(claim=state["claim"]).facts,
                                list, usable=usable, cost_step="claim_split")
-    facts = facts_from_split(result, state["claim"], state.get("claim_entities", []), ctx.fact_repair)
+    facts = facts_from_split(result, state["claim"], state.get("claim_entities", []), ctx.tuning.fact_repair)
     return facts, degraded, calls_made(ctx, "verify", "claim_split")
 
 
@@ -57,9 +57,9 @@ def splitter(ctx: Context):
     """The program's predictor that splits a claim into facts under the settings: the planning call's with
     `planner=facts` (what the graph judges), else SplitClaim with or without the model naming each fact's names."""
     program = program_for(ctx)
-    if ctx.planner == "facts" and ctx.fact_names != "asked":
+    if ctx.planner == "facts" and ctx.tuning.fact_names != "asked":
         return program.plan_facts
-    return program.split_claim_with_names if ctx.fact_names == "asked" else program.split_claim
+    return program.split_claim_with_names if ctx.tuning.fact_names == "asked" else program.split_claim
 
 
 def facts_from_split(split, claim: str, claim_entities: list[str], repair: str = "off") -> list[dict]:
@@ -110,7 +110,7 @@ def verify_by_facts(state: State, ctx: Context) -> dict:
         with model_step("fact_judgements"):
             return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact, program_for(ctx).judge_pair), ctx.model_timeout_s)
 
-    result = check_facts(facts, state.get("selected", []), judge, rule, ctx.fact_evidence, ctx.fact_context)
+    result = check_facts(facts, state.get("selected", []), judge, rule, ctx.tuning.fact_evidence, ctx.tuning.fact_context)
     return verdict_of_facts(result, degraded, calls=split_calls + sum(len(r["evidence"]) for r in result["facts"]))
 
 
@@ -124,7 +124,7 @@ def verify_by_questions(state: State, ctx: Context) -> dict:
             return with_timeout(lambda: ask_model(ctx.model, evidence, question, options,
                                                   program_for(ctx).answer_from_evidence), ctx.model_timeout_s)
 
-    result = check_claim_qa(facts, state.get("selected", []), ask, rule, ctx.qa_evidence, ctx.qa_resolve)
+    result = check_claim_qa(facts, state.get("selected", []), ask, rule, ctx.tuning.qa_evidence, ctx.tuning.qa_resolve)
     return verdict_of_facts(result, degraded, calls=split_calls + result["calls"])
 
 

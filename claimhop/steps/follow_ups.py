@@ -15,7 +15,7 @@ def about_a_document(question: str, state: State, ctx: Context) -> str | None:
     """The provenance answer when the question names a document (retrieved or not), else None. Scores are
     recomputed the way selection made them (with the corpus's links, for its chains)."""
     retriever = retriever_for(ctx)
-    links = corpus_links(retriever) if ctx.chain_weight > 0 else None
+    links = corpus_links(retriever) if ctx.tuning.chain_weight > 0 else None
     title = mentioned_title(question, list(state.get("candidates", {})))  # every hop's titles are candidates
     if title:
         return explain_document(title, state, ctx, True, links)

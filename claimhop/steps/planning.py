@@ -46,7 +46,7 @@ def one_planning_call(claim: str, ctx: Context, predictor: dspy.Predict, field: 
         usable=lambda out: bool(clean_list(out[0], 1)), cost_step="plan",
     )
     entities = clean_list(entities, 8)
-    return items, {"queries": entities[: ctx.max_gap_queries] or [claim], "entities": entities}, degraded
+    return items, {"queries": entities[: ctx.tuning.max_gap_queries] or [claim], "entities": entities}, degraded
 
 
 def planned(sub_questions: list[str], gap: dict | None, degraded: str | None, calls: int) -> dict:

@@ -43,33 +43,33 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
     docs: list[tuple[SelectedDoc, dict[str, float], dict[str, float], int]] = []
     for cand in candidates.values():
         normalized = normalize_title(f"{cand['title']} {cand['text']}")
-        claim_hits = _matched(claim_entities, cand, normalized, ctx.title_match_weight)
-        gap_hits = _matched(gap_entities, cand, normalized, ctx.title_match_weight)
+        claim_hits = _matched(claim_entities, cand, normalized, ctx.tuning.title_match_weight)
+        gap_hits = _matched(gap_entities, cand, normalized, ctx.tuning.title_match_weight)
         doc: SelectedDoc = {
             "rank": 0, "title": cand["title"], "text": cand["text"], "score": 0.0,
             "retrieval_score": round(cand["retrieval_score"] / top, 4), "claim_entities": list(claim_hits),
             "gap_entities": list(gap_hits), "found_by": cand["found_by"],
         }
         docs.append((doc, claim_hits, gap_hits, cand["doc_id"]))
-    chained = links is not None and ctx.chain_weight > 0
+    chained = links is not None and ctx.tuning.chain_weight > 0
     had: dict[str, int] = {}  # how many chosen documents have each entity
     named: dict[int, float] = {}  # documents the chosen ones name, by the specificity of that link
     named_by: dict[int, str] = {}  # ... and the chosen document that named each first
 
     def worth(hits: dict[str, float]) -> float:
-        return sum(weight * ctx.coverage_decay ** had.get(entity, 0) for entity, weight in hits.items())
+        return sum(weight * ctx.tuning.coverage_decay ** had.get(entity, 0) for entity, weight in hits.items())
 
     def score(item: tuple[SelectedDoc, dict[str, float], dict[str, float], int]) -> float:
         doc, claim_hits, gap_hits, doc_id = item
-        return (ctx.retrieval_weight * doc["retrieval_score"] + ctx.claim_entity_weight * worth(claim_hits)
-                + ctx.gap_entity_weight * worth(gap_hits) + (ctx.both_bonus if claim_hits and gap_hits else 0.0)
-                + ctx.chain_weight * named.get(doc_id, 0.0))
+        return (ctx.tuning.retrieval_weight * doc["retrieval_score"] + ctx.tuning.claim_entity_weight * worth(claim_hits)
+                + ctx.tuning.gap_entity_weight * worth(gap_hits) + (ctx.tuning.both_bonus if claim_hits and gap_hits else 0.0)
+                + ctx.tuning.chain_weight * named.get(doc_id, 0.0))
 
     def order(item: tuple[SelectedDoc, dict[str, float], dict[str, float], int]) -> tuple:
         return -score(item), -item[0]["retrieval_score"], item[0]["title"]
 
     ranked: list[SelectedDoc] = []
-    if ctx.coverage_decay >= 1.0 and not chained:
+    if ctx.tuning.coverage_decay >= 1.0 and not chained:
         for item in sorted(docs, key=order):
             item[0]["score"] = round(score(item), 4)
             ranked.append(item[0])
@@ -83,7 +83,7 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
             for entity in (*best[1], *best[2]):
                 had[entity] = had.get(entity, 0) + 1
             if best[3] in named:
-                best[0]["chain"] = {"bonus": round(ctx.chain_weight * named[best[3]], 4), "named_by": named_by[best[3]]}
+                best[0]["chain"] = {"bonus": round(ctx.tuning.chain_weight * named[best[3]], 4), "named_by": named_by[best[3]]}
             if chained and 0 <= best[3] < links.count:  # an id of another corpus names nothing here
                 for target in links.named_by(best[3]):
                     if links.relative_specificity(target) > named.get(target, 0.0):

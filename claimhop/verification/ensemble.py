@@ -36,14 +36,14 @@ class EnsembleRule:
     @classmethod
     def from_settings(cls, settings) -> EnsembleRule:
         """The rule a run's settings (state.context.Context) ask for."""
-        return cls(settings.entail_threshold, settings.contradict_threshold, settings.min_alignment,
-                   settings.confidence_slope)
+        return cls(settings.tuning.entail_threshold, settings.tuning.contradict_threshold, settings.tuning.min_alignment,
+                   settings.tuning.confidence_slope)
 
     @classmethod
     def for_questions(cls, settings) -> EnsembleRule:
         """The QA verifier's rule: the fact's own answer plays entailment and the question pins the value, so
         no alignment is required."""
-        return cls(settings.qa_threshold, settings.qa_contradict_threshold, 0.0, settings.qa_confidence_slope)
+        return cls(settings.tuning.qa_threshold, settings.tuning.qa_contradict_threshold, 0.0, settings.tuning.qa_confidence_slope)
 
 
 def supported_probability(weakest_entailment: float, rule: EnsembleRule) -> float:

@@ -88,6 +88,13 @@ def test_the_chat_page_is_served_at_ui(server):
     assert "http://" not in page and "https://" not in page  # nothing fetched from elsewhere
 
 
+def test_the_node_table_the_page_draws_is_served_in_graph_order(server):
+    with urllib.request.urlopen(f"{server}/claimhop/nodes", timeout=10) as resp:
+        table = json.loads(resp.read())
+    assert [row["name"] for row in table if row["claim_path"]] == NODE_ORDER
+    assert all(row["label"] for row in table)
+
+
 @pytest.mark.parametrize(
     "payload, context, problem",
     [({"claim": "   "}, {}, "claim is empty"),

@@ -42,6 +42,8 @@ def test_without_the_key_every_route_but_the_page_is_refused(keyed_server):
     assert status(f"{keyed_server}/threads", "POST", {}, {"X-Api-Key": "wrong"}) == 401
     assert status(f"{keyed_server}/assistants/search", "POST", {}) == 401
     assert status(f"{keyed_server}/claimhop/health") == 401
+    assert status(f"{keyed_server}/claimhop/nodes") == 401
+    assert status(f"{keyed_server}/claimhop/nodes", headers={"X-Api-Key": KEY}) == 200  # what the page asks first
     assert status(f"{keyed_server}/mcp", "POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                   {"Accept": "application/json, text/event-stream"}) == 401
     assert status(f"{keyed_server}/ui/") == 200  # the page's files: it asks for the key itself

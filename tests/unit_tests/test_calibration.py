@@ -104,7 +104,7 @@ def test_shipped_thresholds_are_the_ones_the_calibration_fitted(name):
     from state.context import Context
 
     report = json.loads((Path(__file__).resolve().parents[2] / "docs/results/verify/calibration.json").read_text())
-    assert getattr(Context(), name) == report["fitted_on_all"][name]
+    assert Context().value(name) == report["fitted_on_all"][name]
 
 
 @pytest.mark.parametrize("name", ["qa_threshold", "qa_contradict_threshold", "qa_confidence_slope"])
@@ -116,7 +116,7 @@ def test_the_qa_verifiers_defaults_are_the_ones_fitted_on_its_development_sample
     from state.context import Context
 
     fit = Path(__file__).resolve().parents[2] / "docs/results/verify-qa/development/v2-calibration-qa.json"
-    assert getattr(Context(), name) == json.loads(fit.read_text())["fitted_on_all"][name]
+    assert Context().value(name) == json.loads(fit.read_text())["fitted_on_all"][name]
 
 
 def test_with_the_shipped_defaults_a_judge_as_unsure_as_the_local_model_still_decides():

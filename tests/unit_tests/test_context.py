@@ -7,8 +7,8 @@ from state.context import Context
 
 def test_defaults_are_the_documented_numbers():
     ctx = Context()
-    assert (ctx.phase1_k, ctx.phase2_k, ctx.bridge_k, ctx.loop_queries, ctx.loop_k) == (18, 18, 5, 3, 5)
-    assert (ctx.max_iterations, ctx.top_k, ctx.max_sub_questions, ctx.max_gap_queries) == (2, 21, 3, 3)
+    assert (ctx.phase1_k, ctx.phase2_k, ctx.bridge_k, ctx.tuning.loop_queries, ctx.loop_k) == (18, 18, 5, 3, 5)
+    assert (ctx.max_iterations, ctx.top_k, ctx.max_sub_questions, ctx.tuning.max_gap_queries) == (2, 21, 3, 3)
     assert ctx.model == "local"
 
 

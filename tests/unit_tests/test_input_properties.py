@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from claimhop.server.webapp import problem_with
 from state.context import MAX_CLAIM_CHARS, Context
+from state.tuning import TUNING_NAMES
 from state.validation import message_text, validate_claim
 
-SETTING_NAMES = [f.name for f in fields(Context)]
+SETTING_NAMES = [f.name for f in fields(Context)] + list(TUNING_NAMES)
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
@@ -42,7 +43,10 @@ def test_settings_are_valid_or_refused_naming_the_setting(value):
         assert any(name in message for name in value) or "unknown setting" in message
         return
     for name in value:
-        assert getattr(ctx, name) == value[name] or isinstance(value[name], (int, float))
+        if name == "tuning":
+            assert all(ctx.tuning.value(k) == v or isinstance(v, (int, float)) for k, v in value[name].items())
+            continue
+        assert ctx.value(name) == value[name] or isinstance(value[name], (int, float))
 
 
 @settings(max_examples=300)

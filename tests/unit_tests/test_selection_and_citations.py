@@ -33,7 +33,7 @@ def test_matching_claim_and_gap_entities_earns_the_bonus():
     ranked = score_candidates(candidates, ["Steve Augeri"], ["Journey"],
                               Context(gap_entity_weight=0.0, coverage_decay=1.0))
     by_title = {d["title"]: d for d in ranked}
-    assert by_title["A"]["score"] - by_title["B"]["score"] == pytest.approx(Context().both_bonus)
+    assert by_title["A"]["score"] - by_title["B"]["score"] == pytest.approx(Context().tuning.both_bonus)
 
 
 def test_ranks_are_consecutive_and_titles_distinct():

@@ -2,14 +2,6 @@
 // run (stream modes values, messages-tuple, custom, updates) and shows every hop live. No dependencies.
 "use strict";
 
-const NODES = ["intake", "search_claim", "decompose", "early_gap", "dual_retrieval", "extract_entities", "bridge", "gap_loop",
-  "later_links", "select_documents", "verify", "mitigate"];
-const LABELS = {
-  intake: "Read the claim", search_claim: "First documents", decompose: "Sub-questions", early_gap: "Early gap analysis",
-  dual_retrieval: "Dual-phase retrieval", extract_entities: "Entities in the documents",
-  bridge: "Bridging entities", gap_loop: "Gap loop", later_links: "Next hop by links", select_documents: "Selection", verify: "Verify",
-  mitigate: "Cited answer", follow_up: "Follow-up",
-};
 const STREAM_MODES = ["values", "messages-tuple", "custom", "updates"];
 const THREAD_TAG = { source: "claimhop-ui" };
 
@@ -63,6 +55,22 @@ async function api(path, body) {
   });
   if (!response.ok) throw new Error(await problem(response));
   return response.json();
+}
+
+// The graph's nodes come from the server (GET /claimhop/nodes, the graph's own node table): the order a claim runs
+// them in and the label of each. The page keeps no copy, so a new node shows up here by itself.
+const graphNodes = { order: [], labels: {}, loading: null };
+function loadNodes() {
+  if (!graphNodes.loading) {
+    graphNodes.loading = api("/claimhop/nodes").then((table) => {
+      graphNodes.order = table.filter((n) => n.claim_path).map((n) => n.name);
+      graphNodes.labels = Object.fromEntries(table.map((n) => [n.name, n.label]));
+    }).catch((err) => {
+      graphNodes.loading = null;  // asked again before the next turn
+      throw err;
+    });
+  }
+  return graphNodes.loading;
 }
 
 async function problem(response) {
@@ -134,16 +142,16 @@ function resetRun(claim) {
   ui.hopCount = 0;
   ui.facts = 0;
   $("timeline").textContent = "";
-  for (const node of NODES) {
+  for (const node of graphNodes.order) {
     $("timeline").append(el("li", { class: "pending", "data-node": node },
-      el("span", { class: "dot" }), el("span", { class: "name" }, LABELS[node]),
+      el("span", { class: "dot" }), el("span", { class: "name" }, graphNodes.labels[node]),
       el("span", { class: "time" }), el("div", { class: "detail" })));
   }
   for (const id of ["plan", "hops", "selection", "verdict"]) $(id).textContent = "";
   for (const id of ["plan-panel", "hops-panel", "selection-panel", "verdict-panel"]) show(id, false);
   $("hop-count").textContent = "";
   show("run");
-  setNodeState("intake", "running");
+  setNodeState(graphNodes.order[0], "running");
   $("run").dataset.claim = claim;
 }
 
@@ -180,8 +188,8 @@ function nodeFinished(node) {
     nodeDetail("gap_loop", Number($("max-iterations").value) === 0 ? "turned off"
       : "not needed: every name in the claim already has a document");
   }
-  if (node === "mitigate") return;
-  let next = NODES[NODES.indexOf(node) + 1];
+  let next = graphNodes.order[graphNodes.order.indexOf(node) + 1];
+  if (next === undefined) return;  // the last node: the answer
   // the conditional edges decide what follows bridge and each gap round; this is the likely next step
   if (node === "bridge" && Number($("max-iterations").value) === 0) next = "later_links";
   if (node === "gap_loop") next = "later_links";
@@ -270,7 +278,7 @@ function handle(event, data) {
     if (ui.selectionSeen && ui.values.selected) renderSelection(ui.values.selected);
   } else if (event === "updates") {
     if (ui.mode !== "check") return;
-    for (const node of Object.keys(data || {})) if (NODES.includes(node)) nodeFinished(node);
+    for (const node of Object.keys(data || {})) if (graphNodes.order.includes(node)) nodeFinished(node);
   } else if (event === "custom") {
     handleCustom(data || {});
   } else if (event === "messages") {
@@ -341,6 +349,7 @@ function handleCustom(e) {
 async function send(text) {
   setRunning(true);
   try {
+    await loadNodes();  // the timeline is drawn from the graph's node table
     if (!ui.threadId) {
       const thread = await api("/threads", { metadata: { ...THREAD_TAG, title: text.slice(0, 200) } });
       ui.threadId = thread.thread_id;
@@ -397,6 +406,7 @@ async function loadThreads() {
 
 async function openThread(threadId) {
   if (ui.running) return;
+  await loadNodes();
   const state = await api(`/threads/${threadId}/state`);
   ui.threadId = threadId;
   ui.values = state.values || {};
@@ -446,9 +456,12 @@ $("claim").addEventListener("keydown", (event) => {
 $("new-check").addEventListener("click", newCheck);
 $("toggle-threads").addEventListener("click", () => document.body.classList.toggle("threads-open"));
 const initial = new URLSearchParams(location.search).get("thread");
-if (initial) openThread(initial); else loadThreads();
-// which model the server answers with, from its health report (the operator's choice; each answer names its own)
-keyed("/claimhop/health", {}).then((r) => r.json()).then((h) => {
-  if (h.default_model) $("model-note").textContent = `Model: ${h.default_model.split(":")[0]}`;
-  $("model-note").title = `${h.default_model || ""}. ${$("model-note").title}`;
-}).catch(() => {});
+// the node table first: a server with a key asks for it once, and the other requests then carry it
+loadNodes().catch(() => { /* asked again when a check is sent */ }).finally(() => {
+  if (initial) openThread(initial); else loadThreads();
+  // which model the server answers with, from its health report (the operator's choice; each answer names its own)
+  keyed("/claimhop/health", {}).then((r) => r.json()).then((h) => {
+    if (h.default_model) $("model-note").textContent = `Model: ${h.default_model.split(":")[0]}`;
+    $("model-note").title = `${h.default_model || ""}. ${$("model-note").title}`;
+  }).catch(() => {});
+});

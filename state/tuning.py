@@ -1,0 +1,146 @@
+"""The knobs behind claimhop's defaults: fusion weights, selection weights, the non-default verifiers' thresholds,
+and alternatives that were measured and not chosen. They are not run settings a user needs (docs/settings.md lists
+those); the benchmarks, `claimhop calibrate` and curious users still pass them, flat (`--set fact_evidence=3`,
+`Context(chain_weight=0)`) or as `tuning={...}`, and CLAIMHOP_<NAME> works for them too. Each description says
+what was measured when the default was chosen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+from claimhop.retrieval.fusion import DEFAULT_FUSION
+from state.fields import fill, setting
+
+# The graph's model steps that have a deterministic fallback (what `model_steps_off` may name).
+MODEL_STEPS = ("plan", "decompose", "early_gap", "bridge", "gap_loop", "claim_split", "verify", "mitigate")
+
+
+@dataclass(kw_only=True, init=False)
+class Tuning:
+    """Tuned and experimental knobs (fusion, selection weights, the facts and QA verifiers' rules, step switches)."""
+
+    # Fusion defaults (claimhop.retrieval.fusion.Fusion) were chosen on HotpotQA questions, not the dev claims.
+    bm25_weight: float = setting(DEFAULT_FUSION.bm25_weight, "Hybrid search: weight of BM25's ranking in reciprocal rank fusion.", 0, 10)
+    dense_weight: float = setting(DEFAULT_FUSION.dense_weight, "Hybrid search: weight of the dense (embedding) ranking in the fusion.", 0, 10)
+    rrf_k: int = setting(
+        DEFAULT_FUSION.k, "Hybrid search: reciprocal rank fusion's k; larger values flatten the difference between ranks.", 1, 1000
+    )
+    fusion_depth: int = setting(DEFAULT_FUSION.depth, "Hybrid search: documents read from each of BM25 and dense before fusing.", 1, 1000)
+    max_gap_queries: int = setting(3, "Queries from the early gap analysis (at most).", 1, 5)
+    bridge_search: Literal["any", "naming"] = setting(
+        "any", "Which search results for a bridging entity's name are kept after its own article: 'any' (the "
+        "first bridge_k) or 'naming' (only documents that name the entity)."
+    )
+    loop_queries: int = setting(3, "New queries proposed by each gap-loop round.", 1, 5)
+    link_weighting: Literal["count", "idf"] = setting(
+        "count", "How link following ranks the articles it could add: 'count' (named by the most of the best "
+        "documents) or 'idf' (each naming weighted by how few articles in the collection name the target, so a "
+        "country that thousands of articles name is a weak bridge)."
+    )
+    generic_links: int = setting(
+        100, "An article that this many others name or more (a country, a city, a broadcaster) is no bridge: the "
+        "bridge does not look it up and link following never adds it. The 28 articles of 24,729 that 100 or more name "
+        "are gold in 3 of 4,344 HotpotQA gold uses; off, about 1.3 of the 21 documents a claim keeps are such "
+        "articles, for the same recall (docs/recall.md). 0 turns this off.", 0, 100000
+    )
+    later_link_weighting: Literal["count", "idf"] = setting(
+        "idf", "How that later hop ranks the articles it could add: as `link_weighting` does."
+    )
+    coverage_decay: float = setting(
+        0.5, "Selection: what an entity is worth in the next document once one kept document has it (1: every "
+        "document earns the full weight; below 1, documents are chosen one by one for what they add).", 0, 1
+    )
+    chain_weight: float = setting(
+        1.0, "Selection: weight of a document that an already kept one names (the next link of a chain), times how "
+        "specific that link is (1 for an article no other names, about 0.2 for one thousands name). Chosen on 200 "
+        "HotpotQA questions: docs/recall.md.", 0, 10
+    )
+    claim_entity_weight: float = setting(1.0, "Selection: weight of each claim entity a document mentions.", 0, 10)
+    gap_entity_weight: float = setting(0.5, "Selection: weight of each gap-analysis entity a document mentions.", 0, 10)
+    both_bonus: float = setting(0.5, "Selection: bonus when a document matches claim and gap entities.", 0, 10)
+    title_match_weight: float = setting(
+        2.0, "Selection: extra weight when an entity is the document's title (the document is about it).", 0, 10
+    )
+    retrieval_weight: float = setting(
+        3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
+    )
+    fact_names: Literal["found", "asked"] = setting(
+        "found", "Facts verifier: each fact's names (which pick its evidence sentences) are 'found' in its text (the "
+        "claim's names it mentions, then NER; no tokens to generate) or 'asked' of the model with the split."
+    )
+    fact_repair: Literal["off", "claim"] = setting(
+        "off", "Facts verifier: when the split loses a name of the claim (no fact mentions it), 'claim' judges the "
+        "whole claim as one more fact, so no part of it goes unchecked; 'off' judges the split as it is. On the 42 dev "
+        "claims whose split lost a name: verdicts right 27 vs 26 (1 gained, 0 lost), +0.6 model calls on them."
+    )
+    fact_context: Literal["sentence", "passage"] = setting(
+        "sentence", "Facts verifier: the judge reads each evidence 'sentence' alone, or the 'passage' around it (its "
+        "document, up to 600 characters around the sentence), so it sees whom a pronoun names; the sentence is cited "
+        "either way. On the 169 dev claims: 105 vs 104 right (11 vs 10), 1.7 s more a claim."
+    )
+    fact_evidence: int = setting(
+        2, "Facts verifier: evidence sentences judged per fact (one per document). 2 since the speed work: on the "
+        "40-claim sample, macro-F1 0.635 against 0.642 with 3 (not a reliable difference) for 2.3 fewer calls a "
+        "claim; 1 costs more (0.581).", 1, 5)
+    entail_threshold: float = setting(
+        0.015, "Facts verifier: entailment probability a fact needs to count as supported (fitted to the local model).", 0, 1
+    )
+    contradict_threshold: float = setting(
+        0.7, "Facts verifier: contradiction probability a fact needs to count as contradicted.", 0, 1
+    )
+    min_alignment: float = setting(
+        0.5, "Facts verifier: share of the fact (names, numbers, meaning) its evidence must cover to support it.", 0, 1
+    )
+    confidence_slope: float = setting(
+        0.5, "Facts verifier: slope of the calibrated claim confidence in the log of the weakest fact's entailment "
+        "(0 keeps the rule's raw confidence).", 0, 20
+    )
+    qa_evidence: int = setting(
+        4, "QA verifier: evidence sentences a question is answered from (and at most as many other answers offered).", 1, 8
+    )
+    qa_threshold: float = setting(
+        0.2, "QA verifier: probability the fact's own answer needs for the fact to count as supported (the options "
+        "share the probability, so this sits well below 0.5).", 0, 1
+    )
+    qa_contradict_threshold: float = setting(
+        0.5, "QA verifier: probability another answer needs for the fact to count as contradicted.", 0, 1
+    )
+    qa_resolve: float = setting(
+        0.5, "QA verifier: probability the answer to \"who is <description>?\" needs to take the description's "
+        "place in the fact's question (0: the likeliest name, whatever its odds; below it the fact is asked about "
+        "the description itself).", 0, 1
+    )
+    qa_confidence_slope: float = setting(
+        1.5, "QA verifier: slope of the calibrated claim confidence in the log of the weakest fact's own-answer "
+        "probability (0 keeps the rule's raw confidence).", 0, 20
+    )
+    model_steps_off: str = setting(
+        "", "Model steps replaced by their deterministic fallback without asking the model, comma-separated (of "
+        f"{', '.join(MODEL_STEPS)}): what `python -m benchmarks.steps` measures each step's worth with."
+    )
+    def __init__(self, **given: Any) -> None:
+        unknown = sorted(set(given) - set(TUNING_NAMES))
+        if unknown:
+            raise ValueError(f"unknown tuning setting(s): {', '.join(unknown)}")
+        fill(self, given)
+        if self.bm25_weight == 0 and self.dense_weight == 0:
+            raise ValueError("settings bm25_weight and dense_weight cannot both be 0 (hybrid search would rank nothing)")
+        unknown = sorted(set(self.steps_off()) - set(MODEL_STEPS))
+        if unknown:
+            raise ValueError(f"setting model_steps_off names no model step: {', '.join(unknown)}; "
+                             f"choose from {', '.join(MODEL_STEPS)}")
+
+    def steps_off(self) -> list[str]:
+        return [name.strip() for name in self.model_steps_off.split(",") if name.strip()]
+
+    def value(self, name: str) -> Any:
+        return getattr(self, name)
+
+    def given(self) -> dict[str, Any]:
+        """The values that differ from the defaults (what a run's settings record shows)."""
+        default = Tuning()
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != getattr(default, f.name)}
+
+
+TUNING_NAMES = tuple(f.name for f in fields(Tuning))
