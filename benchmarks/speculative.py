@@ -47,7 +47,7 @@ def measure(claims: int) -> dict:
     for claim in load_claims(sample_file())[:claims]:
         with dspy.context(lm=lm, adapter=dspy.JSONAdapter()), model_step("plan"):
             started = time.perf_counter()
-            out = program.plan_facts(claim=claim["claim"])
+            out = program.plan.facts(claim=claim["claim"])
             plan_s += time.perf_counter() - started
         replies.append({"facts": list(out.facts), "entities": list(out.entities)})
         title = claim["supporting_titles"][0]

@@ -12,12 +12,10 @@ import gzip
 import json
 import random
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import dspy
 from dspy.teleprompt import BootstrapFewShot
-from langgraph.runtime import Runtime
 from tqdm import tqdm
 
 from claimhop.atomic import atomic_path, write_json
@@ -25,8 +23,9 @@ from claimhop.data import bundled
 from claimhop.evaluation.metric import all_gold_in
 from claimhop.lm.adapter import adapter_for
 from claimhop.program import ClaimHopProgram, optimized_program
-from claimhop.steps.common import running
-from graph.builder import NODES
+from claimhop.program.planning import EarlyGap, Plan
+from claimhop.steps.common import retriever_for
+from claimhop.steps.search import dual_phase_search
 from state.context import Context
 
 TRAIN_QUESTIONS = bundled("hotpotqa_questions_dev.jsonl.gz")
@@ -44,30 +43,36 @@ def training_examples(limit: int, seed: int, path: Path = TRAIN_QUESTIONS) -> li
 
 
 # the program's predictors each planner calls, which are the ones compiled
-# the graph nodes that make the first two hops, in the graph's order
-PLANNING_NODES = ("decompose", "early_gap", "dual_retrieval")
-OPTIMIZED_STEPS = {"facts": ["plan_facts"], "one_call": ["plan"], "two_calls": ["decompose", "early_gap"]}
+OPTIMIZED_STEPS = {"facts": ["plan.facts"], "one_call": ["plan.one_call"],
+                   "two_calls": ["plan.decompose", "early_gap.predict"]}
 
 
 class RetrievalPlanner(dspy.Module):
-    """The graph's first two hops as one DSPy module: its own `decompose`, `early_gap` and `dual_retrieval` node
-    functions, run in the graph's order on this module's program, so what is compiled is exactly what the graph
-    runs (the planning call(s) the `planner` setting chooses, then dual retrieval)."""
+    """The graph's first two hops as one DSPy module: the program's Plan (and, with planner=two_calls, EarlyGap)
+    with the run's settings, then dual-phase retrieval: the calls the decompose, early_gap and dual_retrieval
+    nodes make, so what is compiled is what the graph runs. A failed planning call takes the step's fallback,
+    as the graph's last attempt does."""
 
-    def __init__(self, lm: dspy.LM, ctx: Context, program: ClaimHopProgram | None = None):
+    def __init__(self, ctx: Context) -> None:
         super().__init__()
-        self.program = program or ClaimHopProgram()
-        # one attempt: outside a graph no RetryPolicy reruns a node, so a failed call takes the node's fallback
-        self.lm, self.ctx = lm, replace(ctx, model_attempts=1)
+        self.plan, self.early_gap, self.ctx = Plan(), EarlyGap(), ctx
 
     def forward(self, claim: str) -> dspy.Prediction:
-        state: dict = {"claim": claim}
-        runtime = Runtime(context=self.ctx)
-        with running(self.program, self.lm):
-            for name in PLANNING_NODES:
-                node = NODES[name].function
-                state.update(node(state, runtime))
-        return dspy.Prediction(titles=list(state.get("candidates", {})))
+        ctx = self.ctx
+        try:
+            plan = self.plan(claim=claim, planner=ctx.planner, max_sub_questions=ctx.max_sub_questions,
+                             max_gap_queries=ctx.tuning.max_gap_queries)
+        except Exception:  # noqa: BLE001 - any model fault: the graph would fall back the same way
+            plan = Plan.fallback(claim, ctx.planner)
+        if plan.gap is not None:
+            queries = plan.gap["queries"]
+        else:
+            try:
+                queries = self.early_gap(claim=claim, max_gap_queries=ctx.tuning.max_gap_queries).queries
+            except Exception:  # noqa: BLE001
+                queries = EarlyGap.fallback(claim).queries
+        found, _ = dual_phase_search(retriever_for(ctx), claim, plan.sub_questions or [claim], queries or [claim], ctx)
+        return dspy.Prediction(titles=list(found))
 
 
 def pool_recall(example: dspy.Example, prediction: dspy.Prediction, trace=None) -> bool:
@@ -81,20 +86,22 @@ def optimize(lm: dspy.LM, ctx: Context, train: list[dspy.Example],
     out = out or optimized_program()
     started = time.perf_counter()
     with dspy.context(lm=lm, adapter=adapter_for(ctx.model)):
-        baseline = RetrievalPlanner(lm, ctx)
+        baseline = RetrievalPlanner(ctx)
         scored = [pool_recall(ex, baseline(claim=ex.claim)) for ex in tqdm(train, desc="baseline (before optimising)")]
         before = sum(scored) / len(train)
         optimizer = BootstrapFewShot(metric=pool_recall, max_bootstrapped_demos=max_demos, max_labeled_demos=0)
-        compiled = optimizer.compile(RetrievalPlanner(lm, ctx), trainset=train)
+        compiled = optimizer.compile(RetrievalPlanner(ctx), trainset=train)
+    program = ClaimHopProgram()
+    program.plan, program.early_gap = compiled.plan, compiled.early_gap
     with atomic_path(out, suffix=".tmp.json") as tmp:
-        compiled.program.save(str(tmp))
+        program.save(str(tmp))
     manifest = {
         "optimizer": f"BootstrapFewShot(max_bootstrapped_demos={max_demos}, max_labeled_demos=0)",
         "optimized_steps": OPTIMIZED_STEPS[ctx.planner],
         "metric": "all gold titles among the documents of the first two hops (phase 1 + phase 2)",
         "train": {"source": TRAIN_QUESTIONS.name, "uids": [ex.uid for ex in train]},
         "train_pool_recall_before": round(before, 4),
-        "demos": {name: len(p.demos) for name, p in compiled.program.named_predictors()},
+        "demos": {name: len(p.demos) for name, p in program.named_predictors()},
         "seconds": round(time.perf_counter() - started, 1),
         "model": lm.model,
     }

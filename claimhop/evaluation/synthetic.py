@@ -93,7 +93,7 @@ def make_synthetic(count: int, out: Path, seed: int = 0) -> list[dict]:
 
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import LOCAL, get_lm
-    from claimhop.program import ClaimFromQuestion
+    from claimhop.signatures import ClaimFromQuestion
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.retrieval.factory import search_engine
     from claimhop.verification.passages import PASSAGE_BUDGET

@@ -14,7 +14,7 @@ from pathlib import Path
 import dspy
 
 from claimhop.atomic import atomic_path, write_json
-from claimhop.program import JudgeClaimOnPassages
+from claimhop.signatures import JudgeClaimOnPassages
 from claimhop.verification.passages import passages_read
 
 DSPY_JUDGE = Path("docs/results/verifier/passages-dspy.json")

@@ -40,11 +40,6 @@ from claimhop.retrieval.corpus import Corpus, documents_by_title  # noqa: F401 -
 SYSTEMS = ("majority", "single", "facts", "qa", "passages", "passages_yes", "passages_dspy", "claimhop")
 EVIDENCE_KINDS = ("gold", "retrieved")
 SINGLE_LABELS = ("supported", "contradicted", "insufficient")
-SINGLE_SYSTEM = (
-    "You check a claim against numbered evidence sentences. Answer supported if the evidence shows every part "
-    "of the claim is true, contradicted if it shows a part is false, insufficient otherwise. Judge only from the "
-    "evidence. Answer with one word: supported, contradicted or insufficient."
-)
 BINS = 10
 
 
@@ -67,11 +62,12 @@ def single_verdict(claim: str, documents: list[dict], sentences: int) -> tuple[s
     """One constrained call: the label, its probability and every label's (normalised over the three labels)."""
     from claimhop.lm.label_probs import classify_local
     from claimhop.lm.provider import local_engine
+    from claimhop.signatures import JudgeClaimOnSentences
     from claimhop.verification.evidence import rank_evidence
 
     evidence = rank_evidence(claim, documents, [], sentences)
     numbered = "\n".join(f"[{i}] {e['title']}: {e['sentence']}" for i, e in enumerate(evidence, start=1))
-    label, probs = classify_local(local_engine(), SINGLE_SYSTEM, f"Claim: {claim}\nEvidence:\n{numbered}",
+    label, probs = classify_local(local_engine(), JudgeClaimOnSentences, f"Claim: {claim}\nEvidence:\n{numbered}",
                                   SINGLE_LABELS)
     verdict = {"supported": "SUPPORTED", "contradicted": "CONTRADICTED", "insufficient": "INSUFFICIENT_INFO"}[label]
     return verdict, probs[label], {name: round(p, 4) for name, p in probs.items()}

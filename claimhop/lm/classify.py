@@ -14,16 +14,18 @@ from claimhop.lm.label_probs import (
     classify_served,
 )
 from claimhop.lm.provider import LOCAL, get_lm, local_engine
+from claimhop.signatures import instructions
 
 
-def classify(model: str, system: str, user: str, labels: tuple[str, ...],
+def classify(model: str, signature: type, user: str, labels: tuple[str, ...],
              ask_dspy: Callable[[], str]) -> dict[str, float]:
-    """P(each label). `ask_dspy` asks a model without logprobs through DSPy and returns its label; a reply that
+    """P(each label), the signature's instruction as the system message. `ask_dspy` asks a model without logprobs through DSPy and returns its label; a reply that
     is none of the labels raises LabelError."""
+    system = instructions(signature)
     if (model or LOCAL) == LOCAL:
-        return classify_local(local_engine(), system, user, labels)[1]
+        return classify_local(local_engine(), signature, user, labels)[1]
     try:
-        return classify_served(get_lm(model), system, user, labels)[1]
+        return classify_served(get_lm(model), signature, user, labels)[1]
     except NoLogprobs:
         label = ask_dspy()
     if label not in labels:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from claimhop.lm.usage import LEDGER
+from claimhop.signatures import instructions
 
 TOP_TOKENS = 20
 
@@ -52,8 +53,10 @@ def grammar_for(labels: tuple[str, ...]) -> str:
     return "root ::= " + " | ".join(f'"{label}"' for label in labels)
 
 
-def classify_local(engine, system: str, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
-    """One constrained call on the in-process llama.cpp engine: (label, probability of each label)."""
+def classify_local(engine, signature: type, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
+    """One constrained call on the in-process llama.cpp engine, the signature's instruction as the system message:
+    (label, probability of each label)."""
+    system = instructions(signature)
     LEDGER.asked()  # straight to the engine, never through DSPy's cache
     # One generated token: the labels start with different letters, so under the grammar the first token
     # decides the label (the rest is forced), and the probabilities are read at that position anyway. The
@@ -75,11 +78,12 @@ class NoLogprobs(RuntimeError):
     """The model's server returned no token probabilities (it does not offer `logprobs`)."""
 
 
-def classify_served(lm, system: str, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
+def classify_served(lm, signature: type, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
     """One call on a served model (a dspy.LM over LiteLLM): one token, its top tokens' log-probabilities read
     as in `classify_local`. Without a grammar the model may start with something else; only tokens that start
     a label count, renormalised. NoLogprobs when the server gives none; LabelError when no top token starts a
     label."""
+    system = instructions(signature)
     LEDGER.asked()
     response = lm.forward(messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                           max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=TOP_TOKENS)

@@ -25,7 +25,7 @@ from claimhop.lm.adapter import adapter_for
 from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import LOCAL, get_lm
-from claimhop.program import RELEVANT_SYSTEM, Relevant
+from claimhop.signatures import Relevant
 from claimhop.retrieval.engines import load_factory
 from claimhop.retrieval.service import Hit
 
@@ -58,7 +58,7 @@ class LMReranker:
             with dspy.context(lm=get_lm(self.model), adapter=adapter_for(self.model)):
                 return "yes" if self.predictor(query=query, paragraph=passage(hit)).relevant else "no"
 
-        return classify(self.model, RELEVANT_SYSTEM, f"Query: {query}\nParagraph: {passage(hit)}", YES_NO, ask_dspy)["yes"]
+        return classify(self.model, Relevant, f"Query: {query}\nParagraph: {passage(hit)}", YES_NO, ask_dspy)["yes"]
 
     def rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
         scored = []

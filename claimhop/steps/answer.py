@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 
 from claimhop.lm.provider import LOCAL, describe_model
-from claimhop.steps.common import emit
+from claimhop.steps.common import call_lm, emit, model_update
 from claimhop.verification.citations import check_citations, drop_invalid_citations
 from claimhop.verification.questions import NOT_STATED
 from state.schema import Evidence, State
@@ -133,3 +133,21 @@ def mitigate_facts(state: State, model: str = LOCAL) -> dict:
                             state.get("ignored_instructions"), model)
     emit("mitigate", event="answer", answer=answer, verdict=verdict, model=model)
     return {"answer": answer, "model": model, "messages": [AIMessage(content=answer, name="mitigate")]}
+
+
+def explained_answer(state: State, ctx, program) -> dict:
+    """The answer under verifier=single: the program's Explain writes statements citing the evidence, only the
+    valid citations are kept (else the evidence is quoted), then the reference list and what fell back."""
+    verdict, evidence = state.get("verdict", "INSUFFICIENT_INFO"), state.get("evidence", [])
+    step = program.explain
+    out, degraded = call_lm(ctx, "mitigate", lambda: step(claim=state["claim"], verdict=verdict, evidence=evidence),
+                            step.fallback, usable=lambda o: bool(cited_statements(o.statements, evidence)) or not evidence)
+    body = " ".join(cited_statements(out.statements, evidence)) or extractive_explanation(evidence)
+    explanation = f"{HEADLINES[verdict]} {body}".strip()
+    check_citations(explanation, evidence, state.get("selected", []))
+    all_degraded = [*state.get("degraded", []), *([degraded] if degraded else [])]
+    answer = compose_answer(state["claim"], verdict, explanation, evidence, all_degraded,
+                            state.get("ignored_instructions"), ctx.model)
+    emit("mitigate", event="answer", answer=answer, verdict=verdict, model=ctx.model)
+    return {"answer": answer, "model": ctx.model, **model_update(ctx, "mitigate", degraded),
+            "messages": [AIMessage(content=answer, name="mitigate")]}

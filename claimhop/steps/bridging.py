@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from itertools import zip_longest
 
+import dspy
+
 from claimhop.entities.matching import is_about, mentions
 from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.service import SearchEngine
 from claimhop.retrieval.titles import normalize_title
+from claimhop.steps.common import call_lm, calls_made
 from claimhop.steps.search import candidate
 from state.schema import Candidate, Hop
 
@@ -136,3 +139,29 @@ def later_hop(retriever: SearchEngine, candidates: dict[str, Candidate], claim_e
     the later hops' documents name (`later_link_sources`), the most specific first with `by_specificity`."""
     sources = later_link_sources(candidates, claim_entities)
     return linked_articles(retriever, candidates, sources, limit, by_specificity, "later_links", generic)
+
+
+def bridge_hop(state: dict, ctx, retriever: SearchEngine, program) -> dspy.Prediction:
+    """The bridge step: the entity ranking's best uncovered names (with bridge_pick=lm, the program's PickBridges
+    interleaved with them) looked up by title and search, then the best documents' links followed. Returns the
+    entities, the model's picks, the documents found, the hops, what was looked up, and why the pick fell back."""
+    ranked = [e for e in state.get("doc_entities", []) if not any(is_about(e, t) for t in state.get("candidates", {}))]
+    generic = generic_names(retriever, ranked, ctx.tuning.generic_links)  # "United States" bridges nothing
+    shown = [e for e in ranked if e not in generic][:SHOWN_TO_LM]
+    picked, degraded, asked = [], None, bool(shown) and ctx.max_bridge_entities > 0 and ctx.bridge_pick == "lm"
+    if asked:
+        step = program.bridge
+        out, degraded = call_lm(ctx, "bridge", lambda: step(claim=state["claim"], sub_questions=state.get("sub_questions", []),
+                                                            candidates=shown, limit=ctx.max_bridge_entities), step.fallback)
+        picked = out.entities
+    entities = choose(picked, shown, ctx.max_bridge_entities)
+    found, hops = fetch_entities(retriever, entities, "bridge", ctx.bridge_k, ctx.retrieval_mode,
+                                 must_name=ctx.tuning.bridge_search == "naming")
+    looked_up = list(entities)
+    if ctx.link_articles:
+        linked, link_hops = follow_links(retriever, state.get("candidates", {}), ctx.link_articles,
+                                         by_specificity=ctx.tuning.link_weighting == "idf", generic=ctx.tuning.generic_links)
+        found, hops = {**linked, **found}, hops + link_hops
+        looked_up += [t for t in linked if t not in looked_up]
+    return dspy.Prediction(entities=entities, picked=picked, found=found, hops=hops, looked_up=looked_up,
+                           degraded=degraded, calls=calls_made(ctx, "bridge") if asked else 0)

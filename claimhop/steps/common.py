@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import dspy
@@ -19,6 +17,7 @@ from claimhop.lm.call_watch import ModelTimeout, with_timeout  # noqa: F401 - re
 from claimhop.lm.provider import get_lm
 from claimhop.lm.usage import LEDGER, model_step
 from claimhop.program import ClaimHopProgram, get_program, program_file
+from claimhop.program.outputs import clean_list  # noqa: F401 - re-exported: steps use it from here
 from claimhop.retrieval.factory import search_engine
 from claimhop.retrieval.fusion import Fusion
 from claimhop.retrieval.rerank import make_reranker
@@ -54,29 +53,13 @@ def fusion_of(ctx: Context) -> Fusion:
     return Fusion(ctx.tuning.bm25_weight, ctx.tuning.dense_weight, ctx.tuning.rrf_k, ctx.tuning.fusion_depth)
 
 
-# `claimhop optimize` runs the graph's own nodes on the program it is compiling, with the LM it was given
-_RUNNING: ContextVar[tuple[ClaimHopProgram, dspy.LM] | None] = ContextVar("claimhop_running", default=None)
-
-
-@contextmanager
-def running(program: ClaimHopProgram, lm: dspy.LM) -> Iterator[None]:
-    """Nodes called inside use `program` and `lm` instead of the ones the settings name (so an optimiser
-    compiles exactly the steps the graph runs)."""
-    token = _RUNNING.set((program, lm))
-    try:
-        yield
-    finally:
-        _RUNNING.reset(token)
-
-
 def program_for(ctx: Context) -> ClaimHopProgram:
-    override = _RUNNING.get()
-    return override[0] if override else get_program(program_file(ctx.use_optimized_program, ctx.program_path))
+    """The run's program: the optimised one the settings name, else the unoptimised one (one per process)."""
+    return get_program(program_file(ctx.use_optimized_program, ctx.program_path))
 
 
 def lm_for(ctx: Context) -> dspy.LM:
-    override = _RUNNING.get()
-    return override[1] if override else get_lm(ctx.model)
+    return get_lm(ctx.model)
 
 
 def emit(node: str, **payload: Any) -> None:
@@ -169,11 +152,6 @@ def call_lm(
         return fallback(), reason
 
 
-def clean_list(items: Any, limit: int) -> list[str]:
-    """LM list output -> distinct non-empty strings, at most `limit`."""
-    out: list[str] = []
-    for item in items or []:
-        text = " ".join(str(item).split())
-        if text and text.casefold() not in {o.casefold() for o in out}:
-            out.append(text)
-    return out[:limit]
+def model_update(ctx: Context, node: str, degraded: str | None, cost_step: str | None = None) -> dict:
+    """The part of a model step's update every such node writes: the calls it made and why it fell back, if it did."""
+    return {"lm_calls": calls_made(ctx, node, cost_step), "degraded": [degraded] if degraded else []}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from claimhop.entities.matching import mentions
 from claimhop.entities.ner import extract_entities, unique
 from claimhop.lm.usage import model_step
+from claimhop.program import ClaimHopProgram
 from claimhop.retrieval.titles import normalize_title
 from claimhop.steps.common import (
     call_lm,
@@ -32,10 +33,6 @@ FALLBACK_VERDICT = "INSUFFICIENT_INFO"
 NOTHING_CONFIDENCE = 0.95
 
 
-def numbered(evidence: list[Evidence]) -> list[str]:
-    return [f"[{e['ref']}] {e['title']}: {e['sentence']}" for e in evidence]
-
-
 def atomic_facts(state: State, ctx: Context) -> tuple[list[dict], str | None, int]:
     """The claim's atomic facts (DSPy SplitClaim, or the plan's facts with `planner=facts`); the whole claim as
     one fact when the model gives none. Also the degradation, if any, and the model calls made (0 for the plan's)."""
@@ -58,8 +55,8 @@ def splitter(ctx: Context):
     `planner=facts` (what the graph judges), else SplitClaim with or without the model naming each fact's names."""
     program = program_for(ctx)
     if ctx.planner == "facts" and ctx.tuning.fact_names != "asked":
-        return program.plan_facts
-    return program.split_claim_with_names if ctx.tuning.fact_names == "asked" else program.split_claim
+        return program.plan.facts
+    return program.verify.split_with_names if ctx.tuning.fact_names == "asked" else program.verify.split
 
 
 def facts_from_split(split, claim: str, claim_entities: list[str], repair: str = "off") -> list[dict]:
@@ -101,28 +98,30 @@ def whole_facts(facts: list[dict]) -> list[dict]:
     return merged
 
 
-def verify_by_facts(state: State, ctx: Context) -> dict:
+def verify_by_facts(state: State, ctx: Context, program: ClaimHopProgram | None = None) -> dict:
     """`verifier=facts`: each fact judged sentence by sentence with label probabilities."""
+    program = program or program_for(ctx)
     facts, degraded, split_calls = atomic_facts(state, ctx)
     rule = EnsembleRule.from_settings(ctx)
 
     def judge(title: str, sentence: str, fact: str) -> dict[str, float]:
         with model_step("fact_judgements"):
-            return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact, program_for(ctx).judge_pair), ctx.model_timeout_s)
+            return with_timeout(lambda: judge_pair(ctx.model, title, sentence, fact, program.verify.judge_pair), ctx.model_timeout_s)
 
     result = check_facts(facts, state.get("selected", []), judge, rule, ctx.tuning.fact_evidence, ctx.tuning.fact_context)
     return verdict_of_facts(result, degraded, calls=split_calls + sum(len(r["evidence"]) for r in result["facts"]))
 
 
-def verify_by_questions(state: State, ctx: Context) -> dict:
+def verify_by_questions(state: State, ctx: Context, program: ClaimHopProgram | None = None) -> dict:
     """`verifier=qa`: each fact asked as a question whose answer decides it (claimhop.verification.qa)."""
+    program = program or program_for(ctx)
     facts, degraded, split_calls = atomic_facts(state, ctx)
     rule = EnsembleRule.for_questions(ctx)
 
     def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
         with model_step("fact_judgements"):
             return with_timeout(lambda: ask_model(ctx.model, evidence, question, options,
-                                                  program_for(ctx).answer_from_evidence), ctx.model_timeout_s)
+                                                  program.verify.answer_from_evidence), ctx.model_timeout_s)
 
     result = check_claim_qa(facts, state.get("selected", []), ask, rule, ctx.tuning.qa_evidence, ctx.tuning.qa_resolve)
     return verdict_of_facts(result, degraded, calls=split_calls + result["calls"])

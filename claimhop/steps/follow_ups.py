@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from claimhop.steps.answer import references_block
-from claimhop.steps.common import retriever_for
+from claimhop.steps.common import call_lm, calls_made, retriever_for
 from claimhop.steps.provenance import explain_document, mentioned_title, named_phrase
 from claimhop.steps.bridging import corpus_links
 from claimhop.verification.citations import cited_numbers, drop_invalid_citations
@@ -40,3 +40,18 @@ def fallback_answer(state: State) -> str:
     evidence = state.get("evidence", [])
     return (f"I can only restate the earlier result: the verdict was {state.get('verdict', 'INSUFFICIENT_INFO')}"
             + (", resting on:\n\n" + references_block(evidence) if evidence else ", with no evidence sentences."))
+
+
+def answer_follow_up(state: State, ctx: Context, program) -> tuple[str, str | None, int]:
+    """The answer, why the model step fell back (if it did), and the calls made: about a named document without
+    the model, else the program's FollowUp on the cited evidence, grounded in it (or the extractive answer)."""
+    answer = about_a_document(state["question"], state, ctx)
+    if answer is not None:
+        return answer, None, 0
+    evidence, step = state.get("evidence", []), program.follow_up
+    out, degraded = call_lm(ctx, "follow_up", lambda: step(question=state["question"], claim=state["claim"],
+                                                           verdict=state.get("verdict", ""), evidence=evidence),
+                            step.fallback, usable=lambda o: bool(o.answer.strip()))
+    text = out.answer
+    return (grounded_answer(text, evidence) if text.strip() else fallback_answer(state)), degraded, \
+        calls_made(ctx, "follow_up")

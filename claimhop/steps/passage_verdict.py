@@ -4,52 +4,24 @@ quoted from the passages read (claimhop.verification.quotes)."""
 
 from __future__ import annotations
 
-import math
-
-import dspy
-
-from claimhop.lm.classify import classify
-from claimhop.lm.provider import LOCAL, get_lm, local_engine
-from claimhop.program import PASSAGES_SYSTEM, JudgeClaimOnPassages
-from claimhop.steps.common import call_lm, calls_made, emit, program_for, say
+from claimhop.program import ClaimHopProgram
+from claimhop.steps.common import call_lm, calls_made, emit, say
 from claimhop.steps.facts import atomic_facts
 from claimhop.verification.head import decide, load_head
-from claimhop.verification.passages import passage_messages, passages_read
+from claimhop.verification.passages import passages_read
 from claimhop.verification.quotes import quotes_for
 from state.context import Context
 from state.schema import Evidence, State
 
-FAILED = {"supported": 0.0, "contradicted_if_not": 0.0, "yes": 0.0, "failed": 1.0}
 
-
-def passage_probabilities(model: str, claim: str, passages: list[dict], program=None) -> dict[str, float]:
-    """P(supported), P(contradicted | not supported) and the model's own P(yes) for the claim on these passages.
-    The local model: one pass, the head reads its hidden state. Another model: its P(yes) through logprobs (or
-    its yes/no through DSPy), calibrated as the head file says; it cannot tell contradicted from unsettled."""
-    head = load_head()
-    messages = passage_messages(claim, passages)
-    if (model or LOCAL) == LOCAL:
-        return head.probabilities(local_engine().last_hidden_state(messages))
-
-    def ask_dspy() -> str:
-        with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):
-            predictor = getattr(program, "judge_passages", None) or dspy.Predict(JudgeClaimOnPassages)
-            return predictor(documents=[f"[{p['title']}] {p['text']}" for p in passages], claim=claim).supported
-
-    p_yes = classify(model, PASSAGES_SYSTEM, messages[1]["content"], ("yes", "no"), ask_dspy)["yes"]
-    p_yes = min(max(p_yes, 1e-6), 1 - 1e-6)
-    a, b = head.yes_calibration
-    p_supported = 1.0 / (1.0 + math.exp(-(a * math.log(p_yes / (1 - p_yes)) + b)))
-    return {"supported": p_supported, "contradicted_if_not": 0.0, "yes": p_yes}
-
-
-def verify_by_passages(state: State, ctx: Context) -> dict:
-    """The verify node's update under `verifier=passages`."""
+def verify_by_passages(state: State, ctx: Context, program: ClaimHopProgram) -> dict:
+    """The verify node's update under `verifier=passages`: the program's Verify reads the passages in one pass."""
     facts, degraded, split_calls = atomic_facts(state, ctx)
     passages = passages_read(state.get("selected", []), claim=state["claim"])
-    program = program_for(ctx)
-    probs, failed = call_lm(ctx, "verify", lambda: passage_probabilities(ctx.model, state["claim"], passages, program),
-                            lambda: dict(FAILED))
+    step = program.verify
+    out, failed = call_lm(ctx, "verify", lambda: step(claim=state["claim"], passages=passages, model=ctx.model),
+                          step.fallback)
+    probs = out.probabilities
     if failed:
         degraded = f"{degraded}; {failed}" if degraded else failed
     verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], load_head().threshold)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dspy
+
+from claimhop.entities.matching import is_about
 from claimhop.retrieval.service import Hit, Mode, SearchEngine
+from claimhop.steps.common import call_lm, calls_made
 from state.context import Context
 from state.schema import Candidate, Hop, State, merge_candidates
 
@@ -65,3 +69,19 @@ def found_so_far(state: State) -> list[str]:
     """The best candidates as 'title: first sentence', short enough for a small model's context."""
     best = sorted(state.get("candidates", {}).values(), key=lambda c: -c["retrieval_score"])[:SHOWN_DOCS]
     return [f"{c['title']}: {c['text'][:PROMPT_SNIPPET_CHARS]}" for c in best]
+
+
+def gap_round(state: State, ctx: Context, retriever: SearchEngine, program) -> dspy.Prediction:
+    """One gap-loop round: the program's GapRound shown what was found, then a search for its new queries. A query
+    that repeats an earlier one, or names a document already found, cannot find anything new and is dropped."""
+    iteration = state.get("iteration", 0) + 1
+    step = program.gap
+    out, degraded = call_lm(ctx, "gap_loop", lambda: step(claim=state["claim"], found=found_so_far(state)), step.fallback)
+    asked = {h["query"].casefold() for h in state.get("hops", [])}
+    known = list(state.get("candidates", {}))
+    queries = [q for q in out.queries if q.casefold() not in asked and not any(is_about(q, t) for t in known)]
+    queries = queries[: ctx.tuning.loop_queries]
+    found, hops = search_round(retriever, queries, f"gap_loop_{iteration}", None, ctx.loop_k, ctx.retrieval_mode)
+    return dspy.Prediction(iteration=iteration, missing=out.missing, entities=out.entities, queries=queries,
+                           complete=out.complete, found=found, hops=hops, degraded=degraded,
+                           calls=calls_made(ctx, "gap_loop"))

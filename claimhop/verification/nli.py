@@ -9,7 +9,7 @@ import dspy
 
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import get_lm
-from claimhop.program import JUDGE_PAIR_SYSTEM, JudgePair
+from claimhop.signatures import JudgePair
 
 LABELS = ("entailment", "contradiction", "neutral")
 
@@ -27,4 +27,4 @@ def judge_pair(model: str, evidence_title: str, evidence: str, fact: str,
         with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):
             return (predictor or dspy.Predict(JudgePair))(evidence=f"{evidence_title}: {evidence}", fact=fact).label
 
-    return classify(model, JUDGE_PAIR_SYSTEM, prompt(evidence_title, evidence, fact), LABELS, ask_dspy)
+    return classify(model, JudgePair, prompt(evidence_title, evidence, fact), LABELS, ask_dspy)

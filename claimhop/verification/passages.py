@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from claimhop.entities.matching import mentions
-from claimhop.program import PASSAGES_QUESTION, PASSAGES_SYSTEM
+from claimhop.signatures import PASSAGES_QUESTION, JudgeClaimOnPassages, instructions
+
+PASSAGES_SYSTEM = instructions(JudgeClaimOnPassages)  # the system message of the one pass the head reads
 from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.sentences import split_sentences
 

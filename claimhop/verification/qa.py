@@ -17,7 +17,7 @@ import dspy
 from claimhop.entities.values import parse_fact, values_in
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import get_lm
-from claimhop.program import ANSWER_FROM_EVIDENCE_SYSTEM, AnswerFromEvidence
+from claimhop.signatures import AnswerFromEvidence
 from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.verification.coverage import folded, mentioned
 from claimhop.verification.ensemble import EnsembleRule
@@ -52,7 +52,7 @@ def ask_model(model: str, evidence: list[str], question: str, options: list[str]
                 evidence=evidence, question=question, options=lettered(options))
         return str(out.letter).strip()[:1].upper()
 
-    probs = classify(model, ANSWER_FROM_EVIDENCE_SYSTEM, user, letters, ask_dspy)
+    probs = classify(model, AnswerFromEvidence, user, letters, ask_dspy)
     return {option: probs[letter] for option, letter in zip(options, letters)}
 
 

@@ -11,7 +11,7 @@ from claims import hover_claim
 from claimhop.evaluation.verify_eval import documents_by_title
 from claimhop.lm.label_probs import classify_local
 from claimhop.lm.provider import local_engine
-from claimhop.program import PASSAGES_SYSTEM
+from claimhop.signatures import JudgeClaimOnPassages
 from claimhop.retrieval.corpus import load_corpus
 from claimhop.verification.head import load_head
 from claimhop.verification.passages import passage_messages, passages_read
@@ -24,7 +24,7 @@ def test_the_state_gives_the_models_own_answer_probability():
     engine = local_engine()
     state = engine.last_hidden_state(messages)
     assert state.shape == (1536,) and math.isfinite(float(state @ state))
-    _, asked = classify_local(engine, PASSAGES_SYSTEM, messages[1]["content"], ("yes", "no"))
+    _, asked = classify_local(engine, JudgeClaimOnPassages, messages[1]["content"], ("yes", "no"))
     read = load_head().probabilities(state)["yes"]
     assert abs(read - asked["yes"]) < 0.03, (read, asked)
 

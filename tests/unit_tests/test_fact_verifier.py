@@ -10,6 +10,7 @@ import pytest
 from test_graph_routing import answers, run
 
 from claimhop.lm.label_probs import LabelError, classify_local, label_distribution
+from claimhop.signatures import JudgePair
 from claimhop.verification.alignment import alignment_score
 from claimhop.verification.citations import CitationError
 from claimhop.verification.ensemble import EnsembleRule, combine, judge_fact
@@ -46,15 +47,15 @@ class ReplyEngine:
 
 def test_a_constrained_call_asks_for_the_labels_grammar_and_log_probabilities():
     engine = ReplyEngine("contr")  # one token is generated: the label's first
-    label, probs = classify_local(engine, "system", "user", LABELS)
+    label, probs = classify_local(engine, JudgePair, "user", LABELS)
     assert label == "contradiction" and max(probs, key=probs.get) == "contradiction"
     body = engine.bodies[0]
     assert body["max_tokens"] == 1
-    assert classify_local(ReplyEngine("neutral"), "s", "u", LABELS)[0] == "neutral"  # a label that is one token
+    assert classify_local(ReplyEngine("neutral"), JudgePair, "u", LABELS)[0] == "neutral"  # a label that is one token
     assert body["grammar"] == 'root ::= "entailment" | "contradiction" | "neutral"'
     assert body["logprobs"] is True and body["top_logprobs"] >= 10 and body["temperature"] == 0.0
     with pytest.raises(LabelError, match="not one of"):
-        classify_local(ReplyEngine("maybe"), "s", "u", LABELS)
+        classify_local(ReplyEngine("maybe"), JudgePair, "u", LABELS)
 
 
 def test_alignment_counts_names_numbers_and_meaning():

@@ -14,12 +14,13 @@ ROOT = Path(__file__).resolve().parents[2]
 TOP = ("claimhop", "graph", "nodes", "state")
 # Lowest first: a package may import its own layer's packages and those below, never one above.
 LAYERS = [
-    {"claimhop", "claimhop.data"},  # atomic writes, the cache folder, sentences, the DSPy program; bundled data
+    {"claimhop", "claimhop.data"},  # atomic writes, the cache folder, sentences, every signature; bundled data
     {"claimhop.lm"},
     {"claimhop.retrieval"},
     {"claimhop.entities"},
     {"state"},
     {"claimhop.verification"},
+    {"claimhop.program"},  # the step modules (their signatures are at the bottom, in claimhop.signatures)
     {"claimhop.steps"},
     {"nodes"},
     {"graph"},
@@ -123,7 +124,7 @@ def test_a_node_module_holds_one_node_function(path):
     assert path.stem in NODES, "every node module is a node of the graph"
 
 
-def test_every_dspy_signature_is_in_the_program_module():
+def test_every_dspy_signature_is_in_the_signatures_module():
     """claimhop's signatures, that is: the peer systems in evaluation/baselines are other programs."""
     outside = []
     for name, path in modules().items():
@@ -131,6 +132,60 @@ def test_every_dspy_signature_is_in_the_program_module():
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef) and any("Signature" in ast.unparse(b) for b in node.bases):
-                if name != "claimhop.program":
+                if name != "claimhop.signatures":
                     outside.append(f"{name}.{node.name}")
     assert not outside
+
+
+PROMPT_WORDS = ("Answer with one word", "Answer yes or no", "You check", "You judge", "You answer")
+
+
+def prompts_in(tree: ast.AST) -> list[str]:
+    """String literals (not docstrings) that read like an instruction to the model."""
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(n)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+            and any(word in node.value for word in PROMPT_WORDS)]
+
+
+def test_no_prompt_is_written_outside_the_signatures():
+    """A system message or instruction the model reads is a signature's docstring (claimhop.signatures), never a
+    raw string elsewhere (the label-probability reader takes a signature). The peers in evaluation/baselines are
+    other programs."""
+    outside = [f"{name}: {text[:60]!r}" for name, path in modules().items()
+               if name != "claimhop.signatures" and not name.startswith("claimhop.evaluation.baselines")
+               for text in prompts_in(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not outside
+
+
+def test_a_prompt_written_as_a_raw_string_is_caught():
+    assert prompts_in(ast.parse('SYSTEM = ("You check a fact. "\n "Answer with one word: yes or no.")'))
+    assert not prompts_in(ast.parse('def f():\n    """You check nothing here; Answer yes or no."""'))
+
+
+MAX_NODE_LINES = 30
+
+
+@pytest.mark.parametrize("path", NODE_FILES, ids=lambda p: p.stem)
+def test_a_node_is_a_short_adapter(path):
+    """A node reads the state and settings, calls one module or step, and returns the update and its events; what
+    it calls lives in claimhop/ (the program's modules, the steps)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == path.stem)
+    assert node.end_lineno - node.lineno + 1 <= MAX_NODE_LINES
+
+
+def test_each_model_step_is_a_module_of_the_program_with_a_forward():
+    """Every reasoning step is a DSPy module the program holds, declaring its predictors and running in `forward`."""
+    import dspy
+
+    from claimhop.program import ClaimHopProgram
+
+    program = ClaimHopProgram()
+    steps = {name: module for name, module in vars(program).items() if isinstance(module, dspy.Module)
+             and not isinstance(module, dspy.Predict)}
+    assert set(steps) >= {"plan", "early_gap", "bridge", "gap", "verify", "explain", "follow_up"}
+    for name, module in steps.items():
+        assert "forward" in type(module).__dict__, f"{name} has no forward"
+        assert module.named_predictors(), f"{name} declares no predictor"

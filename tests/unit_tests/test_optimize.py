@@ -13,8 +13,8 @@ from state.context import Context
 
 
 @pytest.mark.parametrize("planner, predictor, reply", [
-    (None, "plan_facts", {"facts": {"facts": ["Steve Augeri sang for Journey."], "entities": ["Steve Augeri"]}}),
-    ("one_call", "plan", {"sub_questions": {"sub_questions": ["Who sang for Journey?"], "entities": ["Steve Augeri"]}}),
+    (None, "plan.facts", {"facts": {"facts": ["Steve Augeri sang for Journey."], "entities": ["Steve Augeri"]}}),
+    ("one_call", "plan.one_call", {"sub_questions": {"sub_questions": ["Who sang for Journey?"], "entities": ["Steve Augeri"]}}),
 ])
 def test_the_planning_call_the_planner_makes_is_what_gets_optimised(small_corpus, tmp_path, planner, predictor, reply):
     where = {"corpus_path": str(small_corpus), "index_dir": str(tmp_path / "idx")}  # the nodes search this corpus
@@ -24,7 +24,7 @@ def test_the_planning_call_the_planner_makes_is_what_gets_optimised(small_corpus
     ctx = Context(phase1_k=3, phase2_k=3, **where, **({"planner": planner} if planner else {}))  # None: the default
     manifest = optimize(lm, ctx, train, out, max_demos=2)
     assert manifest["optimized_steps"] == [predictor] and manifest["demos"][predictor] == 1
-    assert len(getattr(get_program(program_file(True, str(out))), predictor).demos) == 1
+    assert len(dict(get_program(program_file(True, str(out))).named_predictors())[predictor].demos) == 1
 
 
 def test_compiles_saves_and_loads(small_corpus, tmp_path):
@@ -41,7 +41,7 @@ def test_compiles_saves_and_loads(small_corpus, tmp_path):
     assert sum(manifest["demos"].values()) >= 2  # the passing example became a demo of both steps
     loaded = get_program(program_file(True, str(out)))
     assert isinstance(loaded, ClaimHopProgram)
-    assert len(loaded.decompose.demos) == 1 and loaded.decompose.demos[0]["claim"] == "Who sang for Journey?"
+    assert len(loaded.plan.decompose.demos) == 1 and loaded.plan.decompose.demos[0]["claim"] == "Who sang for Journey?"
     assert json.loads(out.with_suffix(".manifest.json").read_text())["train"]["uids"] == ["a", "b"]
 
 

@@ -150,10 +150,14 @@ class FakeEngine:
 
 
 def test_the_verify_node_reads_once_and_quotes_every_fact(monkeypatch):
+    from claimhop.program import ClaimHopProgram
+
     passage_verdict = importlib.import_module("claimhop.steps.passage_verdict")
     no_dspy_model(monkeypatch)
     engine = FakeEngine(np.array([3.0, 1.0, 0.0, 0.0]))
-    monkeypatch.setattr(passage_verdict, "local_engine", lambda: engine)
+    reading = importlib.import_module("claimhop.program.verifying")
+    monkeypatch.setattr(reading, "local_engine", lambda: engine)
+    monkeypatch.setattr(reading, "load_head", lambda: tiny_head())
     monkeypatch.setattr(passage_verdict, "load_head", lambda: tiny_head())
     from state.context import Context
 
@@ -161,7 +165,7 @@ def test_the_verify_node_reads_once_and_quotes_every_fact(monkeypatch):
     state = {"claim": "The Runaways' lead singer and Steve Augeri were both American musicians.",
              "selected": DOCS, "claim_entities": ["Runaways", "Steve Augeri"],
              "planned_facts": ["The Runaways' lead singer is an American musician.", "Steve Augeri is an American musician."]}
-    update = passage_verdict.verify_by_passages(state, ctx)
+    update = passage_verdict.verify_by_passages(state, ctx, ClaimHopProgram())
     assert len(engine.messages) == 1 and update["lm_calls"] == 1
     assert update["verdict"] == "SUPPORTED" and update["confidence"] > 0.99
     lines = fact_lines(update["facts"], update["evidence"])
@@ -173,6 +177,8 @@ def test_the_verify_node_reads_once_and_quotes_every_fact(monkeypatch):
 
 
 def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatch):
+    from claimhop.program import ClaimHopProgram
+
     passage_verdict = importlib.import_module("claimhop.steps.passage_verdict")
 
     class Broken:
@@ -180,13 +186,16 @@ def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatc
             raise RuntimeError("llama.cpp said no")
 
     no_dspy_model(monkeypatch)
-    monkeypatch.setattr(passage_verdict, "local_engine", lambda: Broken())
+    reading = importlib.import_module("claimhop.program.verifying")
+    monkeypatch.setattr(reading, "local_engine", lambda: Broken())
+    monkeypatch.setattr(reading, "load_head", lambda: tiny_head())
     monkeypatch.setattr(passage_verdict, "load_head", lambda: tiny_head())
     from state.context import Context
 
     ctx = Context.from_any({"verifier": "passages", "model_attempts": 1})
     update = passage_verdict.verify_by_passages(
-        {"claim": "Steve Augeri is American.", "selected": DOCS, "planned_facts": ["Steve Augeri is American."]}, ctx)
+        {"claim": "Steve Augeri is American.", "selected": DOCS, "planned_facts": ["Steve Augeri is American."]}, ctx,
+        ClaimHopProgram())
     assert update["verdict"] == "INSUFFICIENT_INFO" and update["confidence"] == 0.0
     assert "llama.cpp said no" in update["degraded"][0] and update["lm_calls"] == 1  # asked, and it failed
 

@@ -195,7 +195,7 @@ def test_the_local_models_prompt_leaves_out_the_structure_its_grammar_enforces()
     import dspy
 
     from claimhop.lm.adapter import SchemaBoundJSONAdapter, adapter_for
-    from claimhop.program import PlanClaimAsFacts
+    from claimhop.signatures import PlanClaimAsFacts
 
     assert isinstance(adapter_for("local"), SchemaBoundJSONAdapter)
     assert type(adapter_for("openai/gpt-4o-mini")) is dspy.JSONAdapter

@@ -136,7 +136,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
              SimpleNamespace(text="in 1970", entities=[]),
              SimpleNamespace(text="The  event was held in Argentina.", entities=["Argentina"])]
     # the default planner's facts are what the graph judges; SplitClaim's only with another planner
-    program = SimpleNamespace(plan_facts=lambda claim: SimpleNamespace(facts=split), split_claim=None)
+    program = SimpleNamespace(plan=SimpleNamespace(facts=lambda claim: SimpleNamespace(facts=split)), verify=None)
     monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "program_for", lambda ctx: program)
     monkeypatch.setattr(claimhop.lm.provider, "get_lm", lambda model: None)
     seen = {}

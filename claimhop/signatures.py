@@ -1,18 +1,13 @@
-"""claimhop's DSPy program, in one module: every signature a step asks the model (each docstring is the
-instruction an optimiser rewrites), the local model's prompts for the two label-probability judgements, and the
-program that holds a predictor for each, so one JSON file saves or loads an optimised version of all of them."""
+"""Every prompt claimhop's model sees, as DSPy signatures: each docstring is the instruction (an optimiser rewrites
+it; the label-probability calls send it as their system message, `instructions`), each field an input or output.
+The step modules that call them are in `claimhop.program`."""
 
 from __future__ import annotations
 
-import json
-import threading
-from pathlib import Path
 from typing import Literal
 
 import dspy
 from pydantic import BaseModel
-
-from claimhop.cache_root import cache_root
 
 
 class DecomposeClaim(dspy.Signature):
@@ -45,13 +40,20 @@ class PlanClaim(dspy.Signature):
     entities: list[str] = dspy.OutputField(desc="names of entities to look up")
 
 
+ATOMIC_FACTS = (  # the one statement of what an atomic fact is: the plan and the split both say it
+    'Split the claim into its atomic facts: complete sentences,\n'
+    'each with its own subject and verb, that can be checked on their own (repeat the name instead of "he", "it" or\n'
+    '"the event"), which together say everything the claim says and nothing more. Example: "Chandgi Ram won a gold\n'
+    'medal in 1970 at an event held in Bangkok." -> "Chandgi Ram won a gold medal in 1970." and "The event where\n'
+    'Chandgi Ram won gold in 1970 was held in Bangkok."'
+)
+
+
 class PlanClaimAsFacts(dspy.Signature):
-    """Plan the search for a factual claim in one step. Split the claim into its atomic facts: complete sentences,
-    each with its own subject and verb, that can be checked on their own (repeat the name instead of "he", "it" or
-    "the event"), which together say everything the claim says and nothing more. Example: "Chandgi Ram won a gold
-    medal in 1970 at an event held in Bangkok." -> "Chandgi Ram won a gold medal in 1970." and "The event where
-    Chandgi Ram won gold in 1970 was held in Bangkok." Then name the entities (people, works, places,
-    organisations) whose articles must be looked up, including ones the claim only describes."""
+    __doc__ = (
+        f"Plan the search for a factual claim in one step. {ATOMIC_FACTS} Then name the entities (people, works, places,\n"
+        "organisations) whose articles must be looked up, including ones the claim only describes."
+    )
 
     claim: str = dspy.InputField(desc="the factual claim to check")
     facts: list[str] = dspy.OutputField(desc="1-4 atomic facts, each a complete sentence")
@@ -94,14 +96,20 @@ class VerifyClaim(dspy.Signature):
 
 
 class SplitClaim(dspy.Signature):
-    """Split the claim into its atomic facts: complete sentences, each with its own subject and verb, that can be
-    checked on their own (repeat the name instead of "he", "it" or "the event"), which together say everything
-    the claim says and nothing more. Example: "Chandgi Ram won a gold medal in 1970 at an event held in Bangkok."
-    -> "Chandgi Ram won a gold medal in 1970." and "The event where Chandgi Ram won gold in 1970 was held in
-    Bangkok." Never a fragment such as "in 1970"."""
+    __doc__ = f'{ATOMIC_FACTS} Never a fragment such as "in 1970".'
 
     claim: str = dspy.InputField()
     facts: list[str] = dspy.OutputField(desc="1-5 atomic facts, each a complete sentence")
+
+
+class JudgeClaimOnSentences(dspy.Signature):
+    """You check a claim against numbered evidence sentences. Answer supported if the evidence shows every part
+    of the claim is true, contradicted if it shows a part is false, insufficient otherwise. Judge only from the
+    evidence. Answer with one word: supported, contradicted or insufficient."""
+
+    claim: str = dspy.InputField()
+    evidence: list[str] = dspy.InputField(desc="'[n] title: sentence'")
+    label: Literal["supported", "contradicted", "insufficient"] = dspy.OutputField()
 
 
 class AtomicFact(BaseModel):
@@ -112,11 +120,7 @@ class AtomicFact(BaseModel):
 
 
 class SplitClaimWithNames(SplitClaim):
-    """Split the claim into its atomic facts: complete sentences, each with its own subject and verb, that can be
-    checked on their own (repeat the name instead of "he", "it" or "the event"), which together say everything
-    the claim says and nothing more. Example: "Chandgi Ram won a gold medal in 1970 at an event held in Bangkok."
-    -> "Chandgi Ram won a gold medal in 1970." and "The event where Chandgi Ram won gold in 1970 was held in
-    Bangkok." Never a fragment such as "in 1970"."""
+    __doc__ = SplitClaim.__doc__
 
     facts: list[AtomicFact] = dspy.OutputField(desc="1-5 atomic facts, each with the names it mentions")
 
@@ -151,38 +155,24 @@ class AnswerFollowUp(dspy.Signature):
 
 
 class JudgePair(dspy.Signature):
-    """Does the evidence sentence show the fact is true (entailment), false (contradiction), or neither
-    (neutral)? Judge only from the evidence."""
+    """You check a fact against one sentence of evidence. Answer entailment if the evidence shows the fact is
+    true, contradiction if the evidence shows the fact is false, neutral if the evidence does not settle it.
+    Judge only from the evidence. Answer with one word: entailment, contradiction or neutral."""
 
     evidence: str = dspy.InputField()
     fact: str = dspy.InputField()
     label: Literal["entailment", "contradiction", "neutral"] = dspy.OutputField()
 
 
-# the local model's prompt for the same judgement, its reply constrained to the three labels
-JUDGE_PAIR_SYSTEM = (
-    "You check a fact against one sentence of evidence. Answer entailment if the evidence shows the fact is "
-    "true, contradiction if the evidence shows the fact is false, neutral if the evidence does not settle it. "
-    "Judge only from the evidence. Answer with one word: entailment, contradiction or neutral."
-)
-
-
 class AnswerFromEvidence(dspy.Signature):
-    """Answer the question from the numbered evidence sentences only, never from your own knowledge: pick the
-    option the evidence states as the answer, or the 'not stated' option when no sentence states it."""
+    """You answer a question from numbered evidence sentences only, never from your own knowledge. Pick the option
+    that the evidence states as the answer; pick 'not stated' when no sentence states it. A blank ___ in the
+    question is what is asked. Answer with the option's letter only."""
 
     evidence: list[str] = dspy.InputField(desc="'[n] title: sentence'")
     question: str = dspy.InputField()
     options: list[str] = dspy.InputField(desc="'X) answer', X a letter")
     letter: str = dspy.OutputField(desc="the letter of the chosen option")
-
-
-# the local model's prompt for the same question, its reply constrained to the options' letters
-ANSWER_FROM_EVIDENCE_SYSTEM = (
-    "You answer a question from numbered evidence sentences only, never from your own knowledge. Pick the option "
-    "that the evidence states as the answer; pick 'not stated' when no sentence states it. A blank ___ in the "
-    "question is what is asked. Answer with the option's letter only."
-)
 
 
 class JudgeClaimOnPassages(dspy.Signature):
@@ -193,9 +183,7 @@ class JudgeClaimOnPassages(dspy.Signature):
     supported: Literal["yes", "no"] = dspy.OutputField()
 
 
-# the local model's prompt for the same judgement (verifier=passages): read as chat text, its hidden state where the
-# answer starts goes to the learned head; a served model answers yes/no with logprobs
-PASSAGES_SYSTEM = JudgeClaimOnPassages.__doc__.strip()
+# what the user message of the passage verifier's prompt ends with (claimhop.verification.passages)
 PASSAGES_QUESTION = "Is the claim supported by the documents?"
 
 
@@ -210,83 +198,15 @@ class ClaimFromQuestion(dspy.Signature):
 
 
 class Relevant(dspy.Signature):
-    """Is the Wikipedia paragraph relevant to the search query (does it give facts about what the query asks)?"""
+    """You judge whether a Wikipedia paragraph is relevant to a search query: it is relevant when it gives facts
+    about the people, places, works or events the query asks about. Answer with one word: yes or no."""
 
     query: str = dspy.InputField()
     paragraph: str = dspy.InputField()
     relevant: bool = dspy.OutputField()
 
 
-# the local model's prompt for the same judgement, its reply constrained to yes/no
-RELEVANT_SYSTEM = (
-    "You judge whether a Wikipedia paragraph is relevant to a search query: it is relevant when it gives facts "
-    "about the people, places, works or events the query asks about. Answer with one word: yes or no."
-)
-
-
-def optimized_program() -> Path:
-    """Where `claimhop optimize` saves the program and runs find it: claimhop's folder (CLAIMHOP_HOME), never
-    the installed package."""
-    return cache_root() / "optimized" / "claimhop_program.json"
-
-
-class ClaimHopProgram(dspy.Module):
-    """The predictors the nodes call; the graph (not this module) decides the order."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.plan = dspy.Predict(PlanClaim)  # decompose + early gap in one call (planner=one_call)
-        self.plan_facts = dspy.Predict(PlanClaimAsFacts)  # decompose + early gap + claim split (planner=facts)
-        self.decompose = dspy.Predict(DecomposeClaim)
-        self.early_gap = dspy.Predict(EarlyGapAnalysis)
-        self.bridge = dspy.Predict(PickBridgingEntities)
-        self.gap = dspy.Predict(GapAnalysis)
-        self.verify = dspy.ChainOfThought(VerifyClaim)  # reasoning first: measured 4/5 vs 1/5 labels right
-        self.explain = dspy.Predict(ExplainVerdict)
-        self.follow_up = dspy.Predict(AnswerFollowUp)
-        self.split_claim = dspy.Predict(SplitClaim)
-        self.split_claim_with_names = dspy.Predict(SplitClaimWithNames)  # fact_names=asked
-        self.judge_pair = dspy.Predict(JudgePair)  # verifier=facts with a model other than the local one
-        self.relevant = dspy.Predict(Relevant)  # reranker=lm with a model other than the local one
-        self.answer_from_evidence = dspy.Predict(AnswerFromEvidence)  # verifier=qa with a model other than the local one
-
-
-_PROGRAMS: dict[str | None, ClaimHopProgram] = {}
-_LOCK = threading.Lock()
-
-
-def program_file(use_optimized: bool = True, program_path: str = "") -> Path | None:
-    """The optimised program a run loads: `program_path` when given (it must exist: a typo must not silently
-    run the unoptimised program), else the one `claimhop optimize` saved in claimhop's folder; None when turned off."""
-    if not use_optimized:
-        return None
-    if not program_path:
-        saved = optimized_program()
-        return saved if saved.is_file() else None
-    path = Path(program_path).expanduser()
-    if path.suffix != ".json":
-        raise ValueError(f"setting program_path: a program is read only from JSON (a .pkl can run code): {path}")
-    if not path.is_file():
-        raise ValueError(f"setting program_path: no program at {path} (save one with `claimhop optimize --out {path}`)")
-    return path
-
-
-def load_saved(program: ClaimHopProgram, path: Path) -> None:
-    """A saved program's predictors into `program`. A predictor the file does not have (added after it was
-    saved, such as `plan`) keeps its unoptimised state instead of failing the load."""
-    state = json.loads(path.read_text(encoding="utf-8"))
-    for name, predictor in program.named_predictors():
-        if name in state:
-            predictor.load_state(state[name])
-
-
-def get_program(path: Path | None = None) -> ClaimHopProgram:
-    """One program per process and file: the one `program_file` chose (checked there), else the unoptimised one."""
-    key = str(path.resolve()) if path is not None else None
-    with _LOCK:
-        if key not in _PROGRAMS:
-            program = ClaimHopProgram()
-            if key is not None:
-                load_saved(program, Path(key))
-            _PROGRAMS[key] = program
-        return _PROGRAMS[key]
+def instructions(signature: type[dspy.Signature]) -> str:
+    """A signature's instruction as one line: the system message a label-probability call sends (a docstring's
+    line breaks are layout, not prompt)."""
+    return " ".join(signature.instructions.split())

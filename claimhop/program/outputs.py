@@ -1,0 +1,15 @@
+"""What a step does with the model's list outputs before anyone reads them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def clean_list(items: Any, limit: int) -> list[str]:
+    """LM list output -> distinct non-empty strings, at most `limit`."""
+    out: list[str] = []
+    for item in items or []:
+        text = " ".join(str(item).split())
+        if text and text.casefold() not in {o.casefold() for o in out}:
+            out.append(text)
+    return out[:limit]
