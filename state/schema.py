@@ -101,40 +101,44 @@ class InputState(TypedDict, total=False):
 
 
 class OutputState(TypedDict, total=False):
-    claim: str
-    turn: Literal["check", "follow_up"]
-    question: str
-    follow_up: str
-    ignored_instructions: list[str]
-    verdict: Verdict
-    confidence: float
-    verdict_reason: str
-    facts: list[FactCheck]
-    answer: str
+    """What a check returns (and a client reads): the verdict, its answer, the facts, evidence and documents."""
+
+    claim: str  # the claim checked (instructions to the checker removed)
+    turn: Literal["check", "follow_up"]  # what this turn asked: a new check, or a question about the last one
+    question: str  # the follow-up question
+    follow_up: str  # its answer
+    ignored_instructions: list[str]  # sentences addressed to the checker, not part of the claim
+    verdict: Verdict  # SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO
+    confidence: float  # calibrated P(the verdict is right)
+    verdict_reason: str  # why, in the answer's words
+    facts: list[FactCheck]  # each atomic fact of the claim, its verdict and quotes
+    answer: str  # the cited answer people read
     model: str  # the model that answered ('local' or the name given, e.g. openai/...)
-    degraded: Annotated[list[str], operator.add]
-    lm_calls: Annotated[int, operator.add]
-    evidence: list[Evidence]
-    selected: list[SelectedDoc]
-    hops: list[Hop]
+    degraded: Annotated[list[str], operator.add]  # model steps that fell back, and why
+    lm_calls: Annotated[int, operator.add]  # model calls made by this check
+    evidence: list[Evidence]  # the numbered sentences the answer cites
+    selected: list[SelectedDoc]  # the documents kept for the verdict (21 by default), best first
+    hops: list[Hop]  # every search: its step, query and titles
     messages: Annotated[list[AnyMessage], add_messages]
 
 
 class State(InputState, OutputState, total=False):
-    sub_questions: list[str]
+    """Everything a check writes on its way, checkpointed after every node; a new check on a thread clears it."""
+
+    sub_questions: list[str]  # what the first hop searches (the plan's facts by default)
     planned_gap: dict[str, list[str]]  # planner=one_call/facts: the gap queries and entities decompose already wrote
     gap_shown: list[str]  # the documents the last gap-loop round's prompt showed
     planned_facts: list[str] | None  # planner=facts: the claim's atomic facts decompose already wrote, for verify
-    facts_needed: list[str]
-    gap_queries: list[str]
-    claim_entities: list[str]
-    gap_entities: Annotated[list[str], operator.add]
+    facts_needed: list[str]  # planner=two_calls: the facts the early gap analysis says must be found
+    gap_queries: list[str]  # the second phase's queries (the plan's entity names by default)
+    claim_entities: list[str]  # the names the claim gives (spaCy)
+    gap_entities: Annotated[list[str], operator.add]  # names the plan, bridge and gap loop looked up
     hops: Annotated[list[Hop], operator.add]
-    candidates: Annotated[dict[str, Candidate], merge_candidates]
+    candidates: Annotated[dict[str, Candidate], merge_candidates]  # every document any hop found, by title
     claim_ranking: list[Candidate]  # the claim searched alone, best first (step 0): selection's floor
-    doc_entities: list[str]
-    bridge_entities: list[str]
-    iteration: int
-    gap_complete: bool
-    new_last_round: int
-    missing: list[str]
+    doc_entities: list[str]  # names in the found documents no search covered yet, ranked
+    bridge_entities: list[str]  # the names the bridge looked up
+    iteration: int  # gap-loop rounds run
+    gap_complete: bool  # the last round found nothing missing (or had no new query)
+    new_last_round: int  # documents the last round added
+    missing: list[str]  # what the last round said is missing

@@ -70,7 +70,7 @@ def follow_links(retriever: SearchEngine, candidates: dict[str, Candidate], limi
     naming weighted, with `by_specificity`, by how few articles name the target. Nothing for an engine without
     the bundled corpus's indexes (an external engine)."""
     best = sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:LINK_SOURCES]
-    return linked_articles(retriever, candidates, [c["doc_id"] for c in best], limit, by_specificity, "links", generic)
+    return articles_linked_from(retriever, candidates, [c["doc_id"] for c in best], limit, by_specificity, "links", generic)
 
 
 def corpus_links(retriever: SearchEngine) -> LinkTable | None:
@@ -106,7 +106,7 @@ def later_link_sources(candidates: dict[str, Candidate], claim_entities: list[st
     return [c["doc_id"] for c in [*own, *later][:LINK_SOURCES]]
 
 
-def linked_articles(retriever: SearchEngine, candidates: dict[str, Candidate], sources: list[int], limit: int,
+def articles_linked_from(retriever: SearchEngine, candidates: dict[str, Candidate], sources: list[int], limit: int,
                     by_specificity: bool, step: str, generic: int = 0) -> tuple[dict[str, Candidate], list[Hop]]:
     """Up to `limit` articles that `sources` (best first) name and no candidate is yet, as candidates found by
     `step`, with a hop per source; never an article `generic` or more articles name (when above 0). Nothing for
@@ -138,7 +138,7 @@ def later_hop(retriever: SearchEngine, candidates: dict[str, Candidate], claim_e
     """The chain's next hop, after the bridge and the gap loop: the articles that the claim's own articles and
     the later hops' documents name (`later_link_sources`), the most specific first with `by_specificity`."""
     sources = later_link_sources(candidates, claim_entities)
-    return linked_articles(retriever, candidates, sources, limit, by_specificity, "later_links", generic)
+    return articles_linked_from(retriever, candidates, sources, limit, by_specificity, "later_links", generic)
 
 
 def bridge_hop(state: dict, ctx, retriever: SearchEngine, program) -> dspy.Prediction:

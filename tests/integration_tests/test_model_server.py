@@ -16,6 +16,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from answers import assert_a_consistent_answer
 
 from claimhop.server.launch import free_port
 
@@ -70,7 +71,7 @@ def test_the_whole_graph_runs_on_the_served_model_and_the_answer_names_it(model_
     out = json.loads(result.stdout)
     assert out["model"] == "openai/claimhop-local"
     assert out["answer"].splitlines()[-1] == "Model: openai/claimhop-local"
-    assert out["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    assert_a_consistent_answer(out)
     assert out["local_model"]["calls"] == 0  # nothing ran in-process: every model call went to the server
     # the passage verifier's P(yes) comes from the server's logprobs, calibrated as the head file says
     assert 0.5 <= out["confidence"] < 1.0
@@ -102,7 +103,7 @@ def test_two_checks_at_once_use_both_slots_of_one_server(model_server, tmp_path)
     assert set(results) == set(claims), "a check failed (its error is printed above)"
     for name, result in results.items():  # both answers right: the claim's own article read, a verdict given
         assert name in {d["title"] for d in result["selected"]}
-        assert result["verdict"] in {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+        assert_a_consistent_answer(result)
     request = urllib.request.Request(base.removesuffix("/v1") + "/slots", headers={"Authorization": f"Bearer {key}"})
     with urllib.request.urlopen(request, timeout=10) as response:
         slots = json.loads(response.read())
