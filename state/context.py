@@ -98,14 +98,19 @@ class Context:
         unknown = sorted(set(given) - known - set(TUNING_NAMES))
         if unknown:
             raise TypeError(f"unknown setting(s): {', '.join(unknown)}")
-        tuning = given.pop("tuning", None) or {}
+        tuning = given.pop("tuning", None)
+        if tuning is None:  # not given: the defaults (and CLAIMHOP_<NAME>)
+            tuning = {}
         if isinstance(tuning, Tuning):
             tuning = tuning.given()
         if not isinstance(tuning, dict):
             raise ValueError(f"setting tuning must be a mapping of names to values, got {type(tuning).__name__}")
         flat = {name: given.pop(name) for name in list(given) if name in TUNING_NAMES}
         fill(self, given)
-        self.tuning = Tuning(**{**tuning, **flat})
+        try:
+            self.tuning = Tuning(**{**{str(name): value for name, value in tuning.items()}, **flat})
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"setting tuning: {err}") from None
         if self.reranker not in {"", "lm"} and not re.fullmatch(r"[\w.]+:\w+", self.reranker):
             raise ValueError(f"setting reranker must be empty, 'lm' or 'package.module:function', got {self.reranker!r}")
 

@@ -52,3 +52,21 @@ def test_settings_page_lists_every_setting_as_the_code_defines_it():
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "settings.md").read_text(encoding="utf-8")
     assert settings_table() in page, "docs/settings.md's table is stale: paste state.context.settings_table()"
+
+
+def test_the_knobs_behind_the_defaults_are_taken_flat_or_as_tuning_and_named_when_wrong():
+    """A benchmark's `--set fact_evidence=3` and Studio's `tuning` field reach the same knob; a bad one is named."""
+    import pytest
+
+    assert Context(fact_evidence=3).tuning.fact_evidence == Context(tuning={"fact_evidence": 3}).tuning.fact_evidence == 3
+    assert Context.from_any({"tuning": {"chain_weight": 0}, "top_k": 5}).value("chain_weight") == 0.0
+    assert Context.from_any({"tuning": None}).tuning.fact_evidence == 2
+    with pytest.raises(ValueError, match="tuning: setting fact_evidence"):
+        Context.from_any({"tuning": {"fact_evidence": "many"}})
+    with pytest.raises(ValueError, match="tuning: unknown tuning setting"):
+        Context.from_any({"tuning": {"fact_evidnce": 3}})
+    with pytest.raises(ValueError, match="setting tuning must be a mapping"):
+        Context.from_any({"tuning": [1]})
+    from dataclasses import fields
+
+    assert len([f for f in fields(Context) if f.name != "tuning"]) <= 30  # settings a user can read

@@ -44,7 +44,7 @@ def test_settings_are_valid_or_refused_naming_the_setting(value):
         return
     for name in value:
         if name == "tuning":
-            assert all(ctx.tuning.value(k) == v or isinstance(v, (int, float)) for k, v in value[name].items())
+            assert all(ctx.tuning.value(k) == v or isinstance(v, (int, float)) for k, v in (value[name] or {}).items())
             continue
         assert ctx.value(name) == value[name] or isinstance(value[name], (int, float))
 
