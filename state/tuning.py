@@ -83,6 +83,8 @@ class Tuning:
         2, "Facts verifier: evidence sentences judged per fact (one per document). 2 since the speed work: on the "
         "40-claim sample, macro-F1 0.635 against 0.642 with 3 (not a reliable difference) for 2.3 fewer calls a "
         "claim; 1 costs more (0.581).", 1, 5)
+    # The facts verifier's four numbers are fitted to the local model by `claimhop calibrate` on the 169 HoVer dev
+    # claims with gold documents (docs/results/verify/calibration.json); refit them for another judge model.
     entail_threshold: float = setting(
         0.015, "Facts verifier: entailment probability a fact needs to count as supported (fitted to the local model).", 0, 1
     )
@@ -99,6 +101,8 @@ class Tuning:
     qa_evidence: int = setting(
         4, "QA verifier: evidence sentences a question is answered from (and at most as many other answers offered).", 1, 8
     )
+    # The QA verifier's three numbers: `claimhop calibrate --verifier qa` on 40 dev claims of calibration fold 0
+    # (docs/verification.md); the 169-claim figures are out of sample for the other fold's claims.
     qa_threshold: float = setting(
         0.2, "QA verifier: probability the fact's own answer needs for the fact to count as supported (the options "
         "share the probability, so this sits well below 0.5).", 0, 1

@@ -64,6 +64,8 @@ class RetrievalPlanner(dspy.Module):
                              max_gap_queries=ctx.tuning.max_gap_queries)
         except Exception:  # noqa: BLE001 - any model fault: the graph would fall back the same way
             plan = Plan.fallback(claim, ctx.planner)
+        if not plan.sub_questions:  # what the graph's guarded call counts as unusable
+            plan = Plan.fallback(claim, ctx.planner)
         if plan.gap is not None:
             queries = plan.gap["queries"]
         else:

@@ -406,7 +406,7 @@ async function loadThreads() {
 
 async function openThread(threadId) {
   if (ui.running) return;
-  await loadNodes();
+  try { await loadNodes(); } catch (err) { /* the thread is drawn without the timeline */ }
   const state = await api(`/threads/${threadId}/state`);
   ui.threadId = threadId;
   ui.values = state.values || {};
