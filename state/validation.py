@@ -8,11 +8,16 @@ from state.context import MAX_CLAIM_CHARS
 from state.instructions import split_instructions
 
 
+def clean_text(text: str) -> str:
+    """Whitespace normalised and control characters dropped: what a claim or a question is read as."""
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+
+
 def validate_claim(claim: Any) -> str:
     """The claim, whitespace-normalised and stripped of control characters; ValueError naming the problem."""
     if not isinstance(claim, str):
         raise ValueError(f"claim must be a string, got {type(claim).__name__}")  # noqa: TRY004 - one error type for bad input
-    text = " ".join("".join(ch if ch.isprintable() else " " for ch in claim).split())
+    text = clean_text(claim)
     if not text:
         raise ValueError("claim is empty: give a factual statement to check")
     if len(text) > MAX_CLAIM_CHARS:

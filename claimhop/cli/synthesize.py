@@ -19,7 +19,6 @@ from typing import Any
 
 DEFAULT_SEARCH_K = 10
 MAX_SEARCH_K = 100
-MAX_QUESTION_CHARS = 2000  # as for a claim
 
 
 class SynthesizeError(ValueError):
@@ -50,11 +49,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def clean_question(question: str) -> str:
-    text = " ".join("".join(ch if ch.isprintable() else " " for ch in question).split())
+    from state.context import MAX_CLAIM_CHARS
+    from state.validation import clean_text
+
+    text = clean_text(question)
     if not text:
         raise SynthesizeError("question is empty: give the question to gather facts for")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise SynthesizeError(f"question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}")
+    if len(text) > MAX_CLAIM_CHARS:  # as for a claim
+        raise SynthesizeError(f"question is {len(text)} characters long; the limit is {MAX_CLAIM_CHARS}")
     return text
 
 

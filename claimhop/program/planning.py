@@ -39,9 +39,9 @@ class Plan(dspy.Module):
 
     @staticmethod
     def fallback(claim: str, planner: str = "facts") -> dspy.Prediction:
-        """Without the model: the claim itself is the one sub-question and the one query; the verifier splits it."""
+        """Without the model: the claim itself is the one sub-question, query and (planner=facts) fact."""
         gap = None if planner == "two_calls" else {"queries": [claim], "entities": []}
-        return dspy.Prediction(sub_questions=[claim], facts=None, gap=gap)
+        return dspy.Prediction(sub_questions=[claim], facts=[claim] if planner == "facts" else None, gap=gap)
 
 
 class EarlyGap(dspy.Module):

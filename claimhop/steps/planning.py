@@ -24,10 +24,8 @@ def plan_claim(claim: str, ctx: Context, program: ClaimHopProgram) -> tuple[dspy
         lambda: plan.fallback(claim, ctx.planner),
         usable=lambda p: bool(p.sub_questions), cost_step=plan_cost_step(ctx),
     )
-    if degraded:  # a failed plan leaves the claim's split to the verifier
+    if degraded:  # a failed plan leaves the claim's split to the verifier (switched off, the claim is its one fact)
         out.facts = None
-    elif out.facts is None and ctx.planner == "facts":  # the plan switched off: the claim is its one fact
-        out.facts = [claim]
     return out, degraded
 
 
