@@ -73,15 +73,16 @@ class DurableChecks:
         if is_postgres(self.target):
             from langgraph.checkpoint.postgres import PostgresSaver
 
-            self.connection, self.param = _postgres(self.target), "%s"
+            self.connection, self.param = _postgres_pool(self.target), "%s"
             saver = PostgresSaver(self.connection)
             # workers starting together (a Ray cluster) would race to create the tables: one at a time
-            self.connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
-            try:
-                saver.setup()
-                self.connection.execute(RUNS_TABLE)
-            finally:
-                self.connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+            with self.connection.connection() as conn:
+                conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+                try:
+                    PostgresSaver(conn).setup()
+                    conn.execute(RUNS_TABLE)
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
         else:
             from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -92,12 +93,21 @@ class DurableChecks:
             self.connection.commit()
         self.app = build_graph().compile(checkpointer=saver, name="claimhop")
 
+    def execute(self, sql: str, params: tuple = ()) -> list[Any]:
+        """A statement on the store's own tables and its rows: on SQLite in a transaction, on PostgreSQL on a
+        pooled connection (a dead one, after a database restart, is replaced rather than failing every claim)."""
+        if isinstance(self.connection, sqlite3.Connection):
+            with self.connection:
+                return self.connection.execute(sql, params).fetchall()
+        with self.connection.connection() as conn:
+            cursor = conn.execute(sql, params)
+            return cursor.fetchall() if cursor.description else []
+
     def start(self, settings: dict[str, Any], thread_id: str | None = None) -> str:
         """Record a new thread (its settings), or keep the first record of a given one."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
-        with _transaction(self.connection):
-            self.connection.execute(f"INSERT INTO claimhop_runs VALUES ({self.param}, {self.param}, {self.param}) "
-                                    "ON CONFLICT (thread_id) DO NOTHING", (thread_id, json.dumps(settings), time.time()))
+        self.execute(f"INSERT INTO claimhop_runs VALUES ({self.param}, {self.param}, {self.param}) "
+                     "ON CONFLICT (thread_id) DO NOTHING", (thread_id, json.dumps(settings), time.time()))
         return thread_id
 
     def saved(self, thread_id: str) -> tuple[dict[str, Any], bool, dict[str, Any]]:
@@ -105,9 +115,8 @@ class DurableChecks:
         values, finished = self.progress(thread_id)
         if not values:
             raise ValueError(f"no checked claim with thread id {thread_id!r} in {shown(self.target)}")
-        row = self.connection.execute(f"SELECT settings FROM claimhop_runs WHERE thread_id = {self.param}",
-                                      (thread_id,)).fetchone()
-        return values, finished, json.loads(_first(row)) if row else {}
+        rows = self.execute(f"SELECT settings FROM claimhop_runs WHERE thread_id = {self.param}", (thread_id,))
+        return values, finished, json.loads(_first(rows[0])) if rows else {}
 
     def progress(self, thread_id: str) -> tuple[dict[str, Any], bool]:
         """(values, finished) of a thread; empty values for one never started."""
@@ -117,9 +126,12 @@ class DurableChecks:
 
     def run(self, claim: str, thread_id: str, context: Any, until: str | None = None) -> dict[str, Any]:
         """The claim's final state on this thread: run from the start, resumed from the last finished node, or
-        (finished before) read back. With `until`, the state as soon as that key holds something (the run stops
-        there; a new check starts with it cleared)."""
+        (finished before) read back. A thread holding another claim starts a new check of this one (its old
+        claim is neither finished nor read back). With `until`, the state as soon as that key holds something (the
+        run stops there; a new check starts with it cleared)."""
         values, finished = self.progress(thread_id)
+        if values and not holds(values, claim):
+            values, finished = {}, False
         if finished or (until and values.get(until)):
             return values
         payload, config = None if values else {"claim": claim}, thread_config(thread_id)
@@ -130,36 +142,49 @@ class DurableChecks:
 
     def run_claim(self, claim_id: str, claim: str, settings: dict[str, Any], context: Any,
                   until: str | None = None) -> dict[str, Any]:
-        """`run` on the claim's own thread (`claim_thread`), recorded with its settings."""
-        return self.run(claim, self.start(settings, claim_thread(claim_id, claim, settings)), context, until)
+        """`run` on the claim's own thread (`claim_thread`, named by what decides its verdict), recorded with its
+        settings."""
+        from graph.fingerprint import verdict_fingerprint
+        from state.context import Context
+
+        thread_id = claim_thread(claim_id, claim, verdict_fingerprint(Context.from_any(context)))
+        return self.run(claim, self.start(settings, thread_id), context, until)
 
     def close(self) -> None:
         self.connection.close()
 
 
-def _postgres(url: str):
-    """A connection as langgraph-checkpoint-postgres needs it (autocommit, dict rows); a clear error when the
-    package or the server is missing."""
+def holds(values: dict[str, Any], claim: str) -> bool:
+    """Whether a thread's state is a check of `claim` (as intake recorded it: without instructions to the
+    checker), rather than of another claim made on the same thread."""
+    from state.instructions import split_instructions
+
+    recorded = values.get("claim")
+    return recorded is None or recorded in (claim, split_instructions(claim)[0])
+
+
+POOL_SIZE = 4
+
+
+def _postgres_pool(url: str):
+    """A pool of connections as langgraph-checkpoint-postgres documents them (autocommit, dict rows, no prepared
+    statements), each checked before use, so a restarted database or a killed idle connection costs a reconnect,
+    not every later claim; a clear error when the package or the server is missing."""
     try:
         from psycopg import Connection
         from psycopg.rows import dict_row
+        from psycopg_pool import ConnectionPool
     except ImportError:
         raise ValueError(f"{CHECKPOINTS_ENV} names a PostgreSQL database: install the extra, "
                          "pip install -e \".[postgres]\"") from None
+    settings = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
     try:
-        return Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+        Connection.connect(url, **settings).close()  # a clear error now, not a pool timeout later
     except Exception as err:  # noqa: BLE001 - psycopg raises several kinds; each is bad configuration here
         reason = str(err).replace(url, shown(url)).splitlines()[0][:300]
         raise ValueError(f"cannot keep checkpoints in {shown(url)} ({CHECKPOINTS_ENV}): {reason}") from None
-
-
-@contextmanager
-def _transaction(connection):
-    if isinstance(connection, sqlite3.Connection):
-        with connection:
-            yield
-    else:
-        yield  # autocommit: each statement is its own transaction
+    return ConnectionPool(url, min_size=1, max_size=POOL_SIZE, kwargs=settings, open=True,
+                          check=ConnectionPool.check_connection, name="claimhop-checkpoints")
 
 
 def _first(row: Any) -> Any:
@@ -175,12 +200,14 @@ def durable_checks(target: str | Path | None = None):
         checks.close()
 
 
-def claim_thread(claim_id: str, claim: str, settings: Any) -> str:
-    """The checkpoint thread of one claim of a batch or evaluation: the same claim with the same settings, the
-    same thread, so a rerun anywhere that shares the checkpoints resumes it (or reads it back when finished)."""
+def claim_thread(claim_id: str, claim: str, fingerprint: str) -> str:
+    """The checkpoint thread of one claim of a batch or evaluation: the same claim under the same verdict
+    fingerprint (`graph.fingerprint`: code, model, verifier head, corpus and index, every resolved setting), the
+    same thread, so a rerun anywhere that shares the checkpoints resumes it (or reads it back when finished), and
+    an upgrade or any change that decides the verdict checks it afresh."""
     import hashlib
 
-    key = json.dumps([claim_id, claim, settings], sort_keys=True, default=str)
+    key = json.dumps([claim_id, claim, fingerprint])
     return "claim-" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
 

@@ -7,19 +7,16 @@ its model time once per sample, not once per claimhop change (HoverMultiHop take
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from graph.fingerprint import ROOT, _python_files, code_digest, engine_options, verdict_fingerprint
 
 if TYPE_CHECKING:
     from state.context import Context
 
-ROOT = Path(__file__).resolve().parents[2]
-EVERY_PACKAGE = ("graph", "nodes", "state", "claimhop")
-# The interfaces (CLI, server) decide no result.
-NOT_RESULTS = {"claimhop/cli", "claimhop/server"}
+__all__ = ["PEERS", "ROOT", "_python_files", "code_digest", "run_fingerprint", "system_fingerprint"]
 
 SEARCH_SETTINGS = ("corpus_path", "index_dir", "retriever", "bm25_weight", "dense_weight", "rrf_k", "fusion_depth")
 # The code a one-query search runs: the engine, its factory (steps/common.retriever_for), the bundled data's
@@ -39,39 +36,11 @@ PEERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-def _python_files(parts: tuple[str, ...]) -> list[Path]:
-    files: list[Path] = []
-    for part in parts:
-        path = ROOT / part
-        files += [path] if path.is_file() else sorted(path.rglob("*.py"))
-    return [f for f in files if not any(f.relative_to(ROOT).as_posix().startswith(n + "/") for n in NOT_RESULTS)]
-
-
-def code_digest(parts: tuple[str, ...] = EVERY_PACKAGE) -> bytes:
-    """Hash of the code that decides a run's results (by default all of it, less the CLI and server)."""
-    digest = hashlib.sha256()
-    for path in _python_files(parts):
-        digest.update(path.relative_to(ROOT).as_posix().encode() + path.read_bytes())
-    return digest.digest()
-
-
-def _engine(ctx: Context) -> dict:
-    from claimhop.lm.local_engine import EngineOptions
-
-    return dataclasses.asdict(EngineOptions.from_env()) if ctx.model == "local" else {}
-
-
 def run_fingerprint(ctx: Context) -> str:
-    """claimhop's key: every setting as the run resolves it (so CLAIMHOP_* variables count as much as --set),
-    the engine's options, the optimised program, the passage verifier's head and the code."""
-    from claimhop.program import program_file
-    from claimhop.verification.head import HEAD_FILE
-
-    path = program_file(ctx.use_optimized_program, ctx.program_path)
-    program = path.read_bytes() if path else b""
-    program += HEAD_FILE.read_bytes() if HEAD_FILE.is_file() else b""
-    settings = json.dumps([dataclasses.asdict(ctx), _engine(ctx)], sort_keys=True, default=str).encode()
-    return hashlib.sha256(settings + hashlib.sha256(program).digest() + code_digest()).hexdigest()[:16]
+    """claimhop's key: what decides a verdict (`graph.fingerprint`: every setting as the run resolves it, so
+    CLAIMHOP_* variables count as much as --set, the engine's options, the model file, the optimised program, the
+    passage verifier's head, the corpus and index, and the code), the same key its checkpoint threads carry."""
+    return verdict_fingerprint(ctx)
 
 
 def system_fingerprint(system: str, ctx: Context, recall_only: bool = False) -> str:
@@ -81,5 +50,5 @@ def system_fingerprint(system: str, ctx: Context, recall_only: bool = False) -> 
         return run_fingerprint(ctx) + ("-recall" if recall_only else "")
     names, code = PEERS[system]
     values = {name: ctx.value(name) for name in names}
-    settings = json.dumps([system, values, _engine(ctx) if "model" in names else {}], sort_keys=True, default=str)
+    settings = json.dumps([system, values, engine_options(ctx) if "model" in names else {}], sort_keys=True, default=str)
     return f"{system}-" + hashlib.sha256(settings.encode() + code_digest(code)).hexdigest()[:12]

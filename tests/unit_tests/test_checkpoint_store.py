@@ -33,7 +33,7 @@ def test_a_batch_keeps_its_threads_in_postgres_and_a_finished_claim_is_read_back
     calls = len(fake_model.calls)
     checks = DurableChecks(database)
     try:
-        threads = [row["thread_id"] for row in checks.connection.execute("SELECT thread_id FROM claimhop_runs")]
+        threads = [row["thread_id"] for row in checks.execute("SELECT thread_id FROM claimhop_runs")]
         values, finished = checks.progress(threads[0])
     finally:
         checks.close()
@@ -76,5 +76,5 @@ def test_check_claim_and_eval_keep_their_threads_in_postgres(database, small_cor
     calls = len(fake_model.calls)
     assert run_graph(CLAIM, Context.from_any(settings), recall_only=True)["selected"] == recall["selected"]
     assert len(fake_model.calls) == calls  # read back from its thread
-    rows = graph.durable.shared_checks().connection.execute("SELECT thread_id FROM claimhop_runs").fetchall()
+    rows = graph.durable.shared_checks().execute("SELECT thread_id FROM claimhop_runs")
     assert len(rows) == 2  # one thread for the helper's claim, one for the evaluation's

@@ -1,0 +1,141 @@
+"""What decides a verdict, as one short key: the checkpoint threads of batches, `check_claim` and `eval` are named
+by it, and `claimhop eval` keys its rows by it, so a finished check is read back only while nothing that decides
+it changed. An upgrade of claimhop, another model file or verifier head, a changed corpus (even at the same path)
+or index, or any setting as the run resolves it (after defaults and CLAIMHOP_* variables) gives a new key and a
+fresh run; the same command again gives the same key and resumes.
+
+Every part is read from content, never from paths or times, so two machines with the same install and corpus
+compute the same key (a claim a dead Ray node was checking resumes on another node)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from state.context import Context
+
+ROOT = Path(__file__).resolve().parents[1]
+EVERY_PACKAGE = ("graph", "nodes", "state", "claimhop")
+# The interfaces (CLI, server) decide no result.
+NOT_RESULTS = {"claimhop/cli", "claimhop/server"}
+
+
+def _python_files(parts: tuple[str, ...]) -> list[Path]:
+    files: list[Path] = []
+    for part in parts:
+        path = ROOT / part
+        files += [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return [f for f in files if not any(f.relative_to(ROOT).as_posix().startswith(n + "/") for n in NOT_RESULTS)]
+
+
+def code_digest(parts: tuple[str, ...] = EVERY_PACKAGE) -> bytes:
+    """Hash of the code that decides a run's results (by default all of it, less the CLI and server)."""
+    return _code_digest(parts, tuple((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
+                                     for p in _python_files(parts)))
+
+
+@lru_cache(maxsize=32)
+def _code_digest(parts: tuple[str, ...], stamps: tuple) -> bytes:
+    """Read the files again only when one of them changed (a batch asks once a claim)."""
+    digest = hashlib.sha256()
+    for path in _python_files(parts):
+        digest.update(path.relative_to(ROOT).as_posix().encode() + path.read_bytes())
+    return digest.digest()
+
+
+def engine_options(ctx: Context) -> dict:
+    """The local engine's options (CLAIMHOP_* variables of llama.cpp), which change its answers."""
+    from claimhop.lm.local_engine import EngineOptions
+
+    return dataclasses.asdict(EngineOptions.from_env()) if ctx.model == "local" else {}
+
+
+def model_identity(model: str) -> str:
+    """The local model by its file's sha256 (what the assembled GGUF is checked against), another by its name."""
+    if model != "local":
+        return model
+    from claimhop.lm.weights import QWEN_CODER_1_5B
+
+    return f"local {QWEN_CODER_1_5B.name} sha256:{QWEN_CODER_1_5B.sha256}"
+
+
+def _file_digest(path: Path | None) -> str:
+    return _content_sha256(str(path), *_stamp(path)) if path and path.is_file() else ""
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
+
+
+@lru_cache(maxsize=64)
+def _content_sha256(path: str, _size: int, _mtime_ns: int) -> str:
+    """A file's sha256, hashed again only when its size or time changed (the corpus is hashed once a process)."""
+    from claimhop.retrieval.corpus import file_sha256
+
+    return file_sha256(Path(path))
+
+
+def program_identity(ctx: Context) -> str:
+    """The optimised DSPy program the run loads and the passage verifier's head, by content."""
+    from claimhop.program import program_file
+    from claimhop.verification.head import HEAD_FILE
+
+    return _file_digest(program_file(ctx.use_optimized_program, ctx.program_path)) + " " + _file_digest(HEAD_FILE)
+
+
+def search_identity(ctx: Context) -> dict[str, Any]:
+    """The corpus and index a run searches: claimhop's own indexes by the corpus's content and the index kind its
+    manifest records; PostgreSQL by what the collection's loader recorded; another retriever by its name."""
+    if ctx.retriever == "postgresql":
+        from claimhop.retrieval.pg_search import pg_search
+
+        return {"postgresql": pg_search().identity()}
+    if ctx.retriever:
+        return {"retriever": ctx.retriever}
+    from claimhop.retrieval.corpus import BUNDLED_CORPUS
+
+    corpus = Path(ctx.corpus_path).expanduser() if ctx.corpus_path else BUNDLED_CORPUS
+    sha = _file_digest(corpus)
+    return {"corpus_sha256": sha, "index": _index_kind(sha, ctx.index_dir)}
+
+
+def _index_kind(corpus_sha256: str, index_dir: str) -> str:
+    """The dense index kind when someone built one other than the automatic choice (`claimhop index --index-type`);
+    'auto' otherwise, also before the first run builds it, so that build does not change the key."""
+    from claimhop.cache_root import cache_root
+    from claimhop.retrieval import ann
+    from claimhop.retrieval.index_store import read_manifest
+
+    folder = Path(index_dir).expanduser() if index_dir else cache_root() / "indexes" / corpus_sha256[:16]
+    manifest = read_manifest(folder) or {}
+    if manifest.get("corpus_sha256") != corpus_sha256 or "count" not in manifest:
+        return "auto"
+    kind = str(manifest.get("index_type", "auto"))
+    return "auto" if kind == ann.resolve("auto", int(manifest["count"])) else kind
+
+
+def verdict_parts(ctx: Context) -> dict[str, Any]:
+    """Everything that decides a verdict, readable (tests and messages show which part changed)."""
+    import claimhop
+
+    return {
+        "claimhop": claimhop.__version__,
+        "code": code_digest().hex(),
+        "model": model_identity(ctx.model),
+        "engine": engine_options(ctx),
+        "program and verifier head": program_identity(ctx),
+        "search": search_identity(ctx),
+        "settings": dataclasses.asdict(ctx),
+    }
+
+
+def verdict_fingerprint(ctx: Context) -> str:
+    """The key of `verdict_parts`: 16 hex digits."""
+    text = json.dumps(verdict_parts(ctx), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
