@@ -136,8 +136,7 @@ def check_file(args: argparse.Namespace) -> int:
         from claimhop.cli.distributed import check_on_ray
 
         counts = check_on_ray(claims, out, settings, args.ray)  # the workers load the model, not this process
-        print(json.dumps({**counts, "results": str(out)}, indent=2))
-        return 0
+        return batch_summary(counts, out)
     load_models_meanwhile(ctx.model)
     index_search(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
 
@@ -147,7 +146,16 @@ def check_file(args: argparse.Namespace) -> int:
             return checks.run_claim(claim_id, claim, settings, context)
 
         counts = check_many(claims, out, ctx, run_one)
+    return batch_summary(counts, out)
+
+
+def batch_summary(counts: dict[str, Any], out: Path) -> int:
+    """Print what the batch did; exit 1 when claims failed (their rows say why; the same command retries them)."""
     print(json.dumps({**counts, "results": str(out)}, indent=2))
+    if counts.get("failed"):
+        print(f"{counts['failed']} claim(s) failed after retries: their rows in {out} say why; run the same "
+              "command again to retry only those", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -6,12 +6,19 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from tqdm import tqdm
 
 from claimhop.evaluation.metric import retrieval_metrics
 from claimhop.evaluation.systems import SystemFn, timed
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of JSON Lines text: split at "\\n" only. `str.splitlines` also splits at U+2028, U+2029, U+0085
+    and others, which `json.dumps(..., ensure_ascii=False)` writes as they are inside a string: a claim holding
+    one would be read as two broken lines, never count as done, and be checked again on every resume."""
+    return text.split("\n")
 
 
 def json_objects(path: Path) -> list[dict]:
@@ -20,7 +27,7 @@ def json_objects(path: Path) -> list[dict]:
     if not path.is_file():
         return []
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in jsonl_lines(path.read_bytes().decode("utf-8", errors="replace")):
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
@@ -62,11 +69,54 @@ def recorded_run(path: Path, claims: list[dict], systems: list[str], command: st
 
 
 def append_row(path: Path, row: dict) -> None:
-    """One JSON line, flushed and fsynced before returning: what is written survives a crash or Ctrl-C."""
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    """One JSON line, flushed and fsynced before returning: what is written survives a crash or Ctrl-C. A torn
+    last line a crash left is repaired first, so the new row never glues onto it."""
+    with open(path, "a+b") as handle:
+        repair_tail(handle)
+        handle.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"))
         handle.flush()
         os.fsync(handle.fileno())
+
+
+TAIL_CHUNK = 1 << 16
+
+
+def repair_tail(handle: BinaryIO) -> None:
+    """End an append-only JSONL file (open for reading and appending) with a whole line: a last line without its
+    newline is completed when it is a whole JSON object (the crash came just before the newline), else cut off
+    (a row half written is no row: its job runs again)."""
+    size = handle.seek(0, os.SEEK_END)
+    if size == 0:
+        return
+    handle.seek(size - 1)
+    if handle.read(1) == b"\n":
+        return
+    start = _last_line_start(handle, size)
+    handle.seek(start)
+    tail = handle.read(size - start)
+    try:
+        whole = isinstance(json.loads(tail.decode("utf-8")), dict)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        whole = False
+    if whole:
+        handle.write(b"\n")
+    else:
+        handle.truncate(start)
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
+def _last_line_start(handle: BinaryIO, size: int) -> int:
+    """Where the file's last line begins: just after its last newline (0 when it has none)."""
+    end = size
+    while end > 0:
+        begin = max(0, end - TAIL_CHUNK)
+        handle.seek(begin)
+        found = handle.read(end - begin).rfind(b"\n")
+        if found >= 0:
+            return begin + found + 1
+        end = begin
+    return 0
 
 
 def todo_pairs(claims: list[dict], systems: list[str], out: Path, fingerprints: dict[str, str]

@@ -15,7 +15,7 @@ WRITE_METHODS = {"write_text", "write_bytes", "savefig", "write_index", "save", 
 # Writes that are not whole files, each safe for its own reason:
 NOT_WHOLE_FILES = {
     ("claimhop/atomic.py", "atomic_path"), ("claimhop/atomic.py", "atomic_dir"), ("claimhop/atomic.py", "write_text"),
-    ("claimhop/evaluation/runner.py", "append_row"),  # append-only results: one fsynced line per row; a torn last line is skipped
+    ("claimhop/evaluation/runner.py", "append_row"),  # append-only results: one fsynced line per row; a torn last line is repaired first
     ("benchmarks/load.py", "on_row"),  # the same, for the load benchmark's rows
     ("benchmarks/throughput.py", "start_server"),  # the model server's log stream, in the run's temporary folder
     ("benchmarks/throughput.py", "run_workers"),  # the workers' log streams, in the run's temporary folder

@@ -28,7 +28,10 @@ def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
 
 
 def rows(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """Every line of a results file, each a whole JSON object (split at "\\n" only, as JSON Lines are)."""
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith("\n")
+    return [json.loads(line) for line in text[:-1].split("\n")]
 
 
 @pytest.fixture
@@ -71,6 +74,9 @@ def test_csv_and_standard_input_give_the_same_claims(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("content, problem", [
     ('{"claim": "ok"}\nnot json\n', ":2: not valid JSON"),
+    ('{"id": "a", "claim": "x"}\n{"id": "b", "claim": "y"}\n{"id": "a", "claim": "z"}\n',
+     "1 duplicate claim id(s): id 'a' on lines 1, 3"),
+    ('{"claim": "same"}\n{"claim": "same"}\n', "on lines 1, 2"),
     ('{"text": "no claim field"}\n', ':1: expected an object with a "claim" string'),
     ("", "no claims in"),
 ])
@@ -78,4 +84,69 @@ def test_a_bad_claims_file_is_named_with_its_line(tmp_path, capsys, content, pro
     claims = tmp_path / "claims.jsonl"
     claims.write_text(content)
     code, _, err = run_cli(["check", "--file", str(claims)], capsys)
-    assert code == 2 and problem in err and "Traceback" not in err
+    assert code == 2 and problem in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def write_claims(path, claims: dict[str, str]) -> None:
+    path.write_text("".join(json.dumps({"id": i, "claim": c}, ensure_ascii=False) + "\n" for i, c in claims.items()),
+                    encoding="utf-8")
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
+def test_a_claim_holding_a_unicode_line_separator_is_resumed_not_checked_twice(
+        small_corpus, tmp_path, fake_model, capsys, monkeypatch, separator):
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", str(tmp_path / "checkpoints.sqlite"))
+    claims, out = tmp_path / "claims.jsonl", tmp_path / "results.jsonl"
+    write_claims(claims, {"c0": f"Steve Augeri is American.{separator}He sang for Journey.", "c1": CLAIMS[1]})
+    code, stdout, _ = run_cli(["check", "--file", str(claims), "--out", str(out), *settings(small_corpus)], capsys)
+    assert code == 0 and json.loads(stdout)["checked"] == 2
+    assert separator in out.read_text(encoding="utf-8")  # written as it is (ensure_ascii=False)
+    code, stdout, _ = run_cli(["check", "--file", str(claims), "--out", str(out), *settings(small_corpus)], capsys)
+    assert code == 0 and json.loads(stdout)["already done"] == 2 and json.loads(stdout)["checked"] == 0
+    assert [r["id"] for r in rows(out)] == ["c0", "c1"]
+
+
+@pytest.mark.parametrize("torn, kept", [
+    ('{"id": "c1", "claim": "Cherie Cur', ["c0"]),  # half a row: cut off, its claim checked again
+    ('{"id": "c1", "claim": "x", "verdict": "SUPPORTED"}', ["c0", "c1"]),  # a whole row missing its newline
+])
+def test_a_torn_last_line_is_repaired_before_the_next_row(small_corpus, tmp_path, fake_model, capsys, monkeypatch,
+                                                         torn, kept):
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", str(tmp_path / "checkpoints.sqlite"))
+    claims, out = tmp_path / "claims.jsonl", tmp_path / "results.jsonl"
+    write_claims(claims, {"c0": CLAIMS[0], "c1": CLAIMS[1], "c2": "The Runaways were American."})
+    out.write_text(json.dumps({"id": "c0", "claim": CLAIMS[0], "verdict": "SUPPORTED"}) + "\n" + torn)
+    code, stdout, _ = run_cli(["check", "--file", str(claims), "--out", str(out), *settings(small_corpus)], capsys)
+    assert code == 0 and json.loads(stdout)["already done"] == len(kept)
+    assert [r["id"] for r in rows(out)] == [*kept, *[i for i in ("c1", "c2") if i not in kept]]  # each once, whole
+
+
+def test_a_claim_that_raises_gets_a_failed_row_the_batch_goes_on_and_a_rerun_retries_only_it(
+        small_corpus, tmp_path, fake_model, capsys, monkeypatch):
+    import graph.durable
+
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", str(tmp_path / "checkpoints.sqlite"))
+    real = graph.durable.DurableChecks.run_claim
+    tries: list[str] = []
+
+    def broken_for_c1(self, claim_id, *args, **kwargs):
+        tries.append(claim_id)
+        if claim_id == "c1":
+            raise ConnectionError("server closed the connection unexpectedly\n\tThis probably means ...")
+        return real(self, claim_id, *args, **kwargs)
+
+    monkeypatch.setattr(graph.durable.DurableChecks, "run_claim", broken_for_c1)
+    claims, out = tmp_path / "claims.jsonl", tmp_path / "results.jsonl"
+    write_claims(claims, {"c0": CLAIMS[0], "c1": CLAIMS[1], "c2": "The Runaways were American."})
+    code, stdout, err = run_cli(["check", "--file", str(claims), "--out", str(out), *settings(small_corpus)], capsys)
+    report = json.loads(stdout)
+    assert code == 1 and report["checked"] == 2 and report["failed"] == 1 and "Traceback" not in err
+    assert tries.count("c1") == 3  # retried, then given up on
+    failed = {r["id"]: r for r in rows(out)}["c1"]
+    assert failed["failed"] and failed["error"] == "ConnectionError: server closed the connection unexpectedly"
+    monkeypatch.setattr(graph.durable.DurableChecks, "run_claim", real)  # the fault is gone
+    code, stdout, _ = run_cli(["check", "--file", str(claims), "--out", str(out), *settings(small_corpus)], capsys)
+    report = json.loads(stdout)
+    assert code == 0 and report["failed before, retried"] == 1 and report["checked"] == 1
+    assert sorted(r["id"] for r in rows(out)) == ["c0", "c1", "c2"]  # one line each, the failed one replaced
+    assert {r["id"]: r for r in rows(out)}["c1"]["verdict"] == "SUPPORTED"
