@@ -6,8 +6,11 @@ to evaluate) are handed out one at a time to whichever actor is free. Only this 
 one fsynced line per finished job, so every job has exactly one line however the cluster behaves. A job whose
 actor or node died goes back to the queue and is run by another actor (the dead actor's node gets no new one; a
 node that joined later does); with CLAIMHOP_CHECKPOINTS on a shared PostgreSQL, the retry resumes the claim from
-its last finished node. The progress bar counts finished jobs across the cluster. Ray's usage statistics and
-dashboard are off.
+its last finished node. A claim that raises (a RayTaskError: the fault is the claim's, not the node's) is tried
+again and then written as a failed row with its error; the batch goes on. Every worker runs with the settings and
+the CLAIMHOP_* environment this process checked (`shipped_env`, through Ray's `runtime_env`), whatever its own
+`ray start` environment holds. The progress bar counts finished jobs across the cluster. Ray's usage statistics
+and dashboard are off.
 """
 
 from __future__ import annotations
@@ -22,10 +25,33 @@ from typing import Any
 
 from tqdm import tqdm
 
-from claimhop.cli.batch import finished_ids, result_row
+from claimhop.cli.batch import ATTEMPTS, failed_row, finished_ids, forget_failures, result_row
 from claimhop.evaluation.runner import append_row
 
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"}
+# What decides where a worker keeps its checkpoints, what it searches and which model server it asks: the driver's
+# values, or unset (empty) when the driver has none, so a node's own `ray start` environment never picks them.
+SHIPPED = ("CLAIMHOP_CHECKPOINTS", "CLAIMHOP_PG_URL", "CLAIMHOP_PG_COLLECTION", "OPENAI_API_BASE")
+# CLAIMHOP_* variables that name something of one machine (its cache folder) or of the server, never shipped.
+MACHINE_LOCAL = {"CLAIMHOP_HOME", "CLAIMHOP_SERVER_KEY"}
+
+
+def shipped_env() -> dict[str, str]:
+    """The environment every worker runs with: the driver's CLAIMHOP_* variables (setting defaults, engine
+    options, checkpoints, the PostgreSQL search) and OPENAI_API_BASE. Holds secrets (a database password): it
+    goes to Ray, never to a message."""
+    env = {name: "" for name in SHIPPED}
+    env.update({k: v for k, v in os.environ.items() if k.startswith("CLAIMHOP_") and k not in MACHINE_LOCAL})
+    env.update({k: os.environ[k] for k in SHIPPED if k in os.environ})
+    return env
+
+
+def adopt_env(env: dict[str, str]) -> None:
+    """Make this worker's CLAIMHOP_* environment exactly the driver's: Ray sets the shipped variables, and this
+    drops the ones only the node's own `ray start` environment had (a setting default the driver never checked)."""
+    for name in [k for k in os.environ if k.startswith("CLAIMHOP_") and k not in MACHINE_LOCAL and k not in env]:
+        del os.environ[name]
+    os.environ.update(env)
 
 
 def node_id() -> str:
@@ -37,7 +63,8 @@ def node_id() -> str:
 class ClaimWorker:
     """`check --file`: holds what a graph run needs, once per actor; runs one claim on its checkpoint thread."""
 
-    def __init__(self, settings: dict[str, Any]):
+    def __init__(self, settings: dict[str, Any], env: dict[str, str]):
+        adopt_env(env)
         from claimhop.steps.common import get_lm, retriever_for
         from graph.durable import DurableChecks
         from state.context import Context
@@ -56,7 +83,9 @@ class ClaimWorker:
 class EvalWorker:
     """`eval`: the systems made once per actor; runs one (system, claim) pair into its result row."""
 
-    def __init__(self, names: list[str], settings: dict[str, Any], recall_only: bool, fingerprints: dict[str, str]):
+    def __init__(self, names: list[str], settings: dict[str, Any], recall_only: bool, fingerprints: dict[str, str],
+                 env: dict[str, str]):
+        adopt_env(env)
         from claimhop.evaluation.systems import make_systems
 
         self.systems = make_systems(names, settings, recall_only=recall_only)
@@ -87,7 +116,7 @@ def connect(address: str) -> None:
 
 def start_workers(worker: type, args: tuple, running: dict[str, Any]) -> dict[str, Any]:
     """A `worker(*args)` actor on every alive node that has none in `running` (node id -> actor), holding the
-    node's CPUs."""
+    node's CPUs, with the environment this process checked (the last of `args`)."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -97,23 +126,26 @@ def start_workers(worker: type, args: tuple, running: dict[str, Any]) -> dict[st
         if not node.get("Alive") or not node["Resources"].get("CPU") or node["NodeID"] in running:
             continue
         strategy = NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
-        started[node["NodeID"]] = remote.options(num_cpus=node["Resources"]["CPU"], scheduling_strategy=strategy,
-                                                 max_restarts=0, max_concurrency=1).remote(*args)
+        started[node["NodeID"]] = remote.options(
+            num_cpus=node["Resources"]["CPU"], scheduling_strategy=strategy, max_restarts=0, max_concurrency=1,
+            runtime_env={"env_vars": args[-1]}).remote(*args)
     return started
 
 
 def dispatch(jobs: list, worker: type, args: tuple, on_row: Callable[[dict], None], desc: str,
-             retries: int = 3) -> dict[str, Any]:
-    """Run every job on the cluster's workers; `on_row` gets each result row here, once per job."""
+             on_failure: Callable[[Any, str, int], None], retries: int = 3) -> dict[str, Any]:
+    """Run every job on the cluster's workers; `on_row` gets each result row here, once per job. A job whose
+    worker or node is gone (any Ray error but the job's own) goes back to the queue; one that raised, or that
+    lost `retries` + 1 workers, is handed to `on_failure(job, error, attempts)` instead, and the rest go on."""
     import ray
 
     queue = deque(jobs)
     workers = start_workers(worker, args, {})  # node id -> its worker
     if not workers:
         raise ValueError("the Ray cluster has no node with CPUs to run on")
-    counts: dict[str, Any] = {"workers": len(workers), "retried": 0}
+    counts: dict[str, Any] = {"workers": len(workers), "retried": 0, "failed": 0}
     running: dict[Any, tuple[str, Any]] = {}  # a job's pending result -> (node, job)
-    failures: dict[int, int] = {}
+    tries: dict[int, int] = {}
     nodes: dict[str, int] = {}
     idle = list(workers)
     with tqdm(total=len(queue), desc=f"{desc} on {len(workers)} Ray workers", unit="job", file=sys.stderr) as bar:
@@ -122,40 +154,67 @@ def dispatch(jobs: list, worker: type, args: tuple, on_row: Callable[[dict], Non
                 node, job = idle.pop(), queue.popleft()
                 running[workers[node].run.remote(job)] = (node, job)
             if not running:
-                raise RuntimeError("every Ray worker died and no alive node can take a new one")
+                raise ValueError("every Ray worker died and no alive node can take a new one; the rows written are "
+                                 "kept: run the same command again when the cluster is back")
             ready, _ = ray.wait(list(running), num_returns=1)
             node, job = running.pop(ready[0])
             try:
                 row = ray.get(ready[0])
-            except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
-                    ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError) as err:
-                failures[id(job)] = failures.get(id(job), 0) + 1
-                if failures[id(job)] > retries:
-                    raise RuntimeError(f"a job failed on {retries + 1} workers: {err}") from None
-                queue.appendleft(job)  # the next free worker takes it
-                counts["retried"] += 1
-                counts.setdefault("worker errors", []).append(f"{type(err).__name__}: {str(err).splitlines()[0][:200]}")
+            except ray.exceptions.RayTaskError as err:  # the job raised: its worker is fine
+                idle.append(node)
+                outcome = _retry_or_fail(job, tries, ATTEMPTS, _reason(err.cause or err), queue, on_failure)
+            except ray.exceptions.RayError as err:  # the worker, its node or an object is gone
+                outcome = _retry_or_fail(job, tries, retries + 1, _reason(err), queue, on_failure)
+                counts.setdefault("worker errors", []).append(_reason(err)[:200])
                 workers.pop(node, None)  # its node may be gone (and still listed alive for a while): no new
                 fresh = start_workers(worker, args, {**workers, node: None})  # worker there; new nodes get one
                 workers.update(fresh)
                 idle.extend(fresh)
-                continue
-            on_row(row)
-            nodes[row["node"]] = nodes.get(row["node"], 0) + 1
-            idle.append(node)
-            bar.update(1)
+            else:
+                on_row(row)
+                nodes[row["node"]] = nodes.get(row["node"], 0) + 1
+                idle.append(node)
+                outcome = "done"
+            counts[outcome] = counts.get(outcome, 0) + 1
+            bar.update(0 if outcome == "retried" else 1)
+    counts.pop("done", None)
     counts["jobs per node"] = {n[:12]: k for n, k in nodes.items()}
     return counts
+
+
+def _reason(err: BaseException) -> str:
+    """An error in one line, without Ray's traceback."""
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0] if text else ''}"[:500]
+
+
+def _retry_or_fail(job: Any, tries: dict[int, int], limit: int, reason: str, queue: deque,
+                   on_failure: Callable[[Any, str, int], None]) -> str:
+    """Queue the job again, or after `limit` tries give it to `on_failure`: 'retried' or 'failed'."""
+    tries[id(job)] = tries.get(id(job), 0) + 1
+    if tries[id(job)] >= limit:
+        on_failure(job, reason, tries[id(job)])
+        return "failed"
+    print(f"a job is tried again ({reason[:200]})", file=sys.stderr)
+    queue.appendleft(job)  # the next free worker takes it
+    return "retried"
 
 
 def check_on_ray(claims: list[dict[str, str]], out: Path, settings: dict[str, Any], address: str) -> dict[str, Any]:
     """`check --file --ray`: every claim not yet in `out`, one line each, written here only."""
     from state.validation import validate_claim
 
+    from graph.durable import checkpoints_target, is_postgres
+
     connect(address)
+    if not is_postgres(checkpoints_target()):
+        print("note: CLAIMHOP_CHECKPOINTS is not a postgresql:// database, so each node keeps its own checkpoints "
+              "and a claim a dead node was checking starts again from its beginning", file=sys.stderr)
+    retried = forget_failures(out)
     done = finished_ids(out)
     todo: list[dict[str, str]] = []
-    counts: dict[str, Any] = {"claims": len(claims), "already done": 0, "checked": 0, "refused": 0}
+    counts: dict[str, Any] = {"claims": len(claims), "already done": 0, "failed before, retried": retried,
+                              "checked": 0, "refused": 0}
     for item in claims:
         if item["id"] in done:
             counts["already done"] += 1
@@ -170,7 +229,10 @@ def check_on_ray(claims: list[dict[str, str]], out: Path, settings: dict[str, An
         append_row(out, row)
         counts["checked"] += 1
 
-    cluster = dispatch(todo, ClaimWorker, (settings,), write, "check")
+    def give_up(item: dict, error: str, attempts: int) -> None:
+        append_row(out, failed_row(item, error, attempts))
+
+    cluster = dispatch(todo, ClaimWorker, (settings, shipped_env()), write, "check", give_up)
     return {**counts, **cluster}
 
 
@@ -186,5 +248,9 @@ def eval_on_ray(claims: list[dict], names: list[str], settings: dict[str, Any], 
         append_row(out, row)
         done[(row["system"], row["uid"])] = row
 
-    dispatch(todo, EvalWorker, (names, settings, recall_only, fingerprints), write, "eval")
+    def give_up(job: tuple[str, dict], error: str, attempts: int) -> None:
+        raise ValueError(f"eval: {job[0]} on claim {job[1]['uid']} failed {attempts} times ({error}); the rows "
+                         "written are kept: run the same command again to go on")
+
+    dispatch(todo, EvalWorker, (names, settings, recall_only, fingerprints, shipped_env()), write, "eval", give_up)
     return [done[(s, c["uid"])] for c in claims for s in names]

