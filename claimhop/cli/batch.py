@@ -136,6 +136,7 @@ def _failed(line: str) -> bool:
 
 
 ATTEMPTS = 3  # a claim that raises is tried this often (a dropped connection, a restarted database) before its failed row
+RETRY_WAIT_S = (2.0, 8.0)  # between attempts: time for a restarting database or model server to come back
 
 
 def failed_row(item: dict[str, str], error: BaseException | str, attempts: int) -> dict[str, Any]:
@@ -160,6 +161,8 @@ def checked_or_failed(item: dict[str, str], claim: str, ctx: Any,
             error = err
             print(f"claim {item['id']}: attempt {attempt} of {attempts} failed: {failed_row(item, err, 0)['error']}",
                   file=sys.stderr)
+            if attempt < attempts:
+                time.sleep(RETRY_WAIT_S[min(attempt, len(RETRY_WAIT_S)) - 1])
     return failed_row(item, error or "no attempt made", attempts)
 
 

@@ -14,12 +14,14 @@ ranking: `ts_rank` has no inverse document frequency, which matters most for the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -80,70 +82,111 @@ def _tokenize(texts: list[str]) -> list[list[str]]:
 def load_into_postgres(corpus_path: str | Path | None, url: str, collection: str = DEFAULT_COLLECTION,
                        index_dir: Path | None = None, hnsw: bool = False) -> dict:
     """Copy claimhop's own indexes of the corpus (built first when missing) into the collection's schema. The
-    load fills a temporary schema and renames it into place in one transaction, so a killed load leaves the old
-    collection as it was, and running it again starts over."""
+    load fills a staging schema and renames it into place in one transaction, so a killed load leaves the old
+    collection as it was (and serving), and running it again starts over. One load of a collection at a time (a
+    PostgreSQL advisory lock, released when the loading connection ends, however it ends); a database error is
+    one line."""
+    import psycopg
+
     from claimhop.retrieval.service import index_search
+
+    schema_of(collection)
+    started = time.perf_counter()
+    engine = index_search(corpus_path or None, index_dir=index_dir)
+    try:
+        with connect(url) as conn:
+            _lock_collection(conn, collection)
+            report = _load(conn, engine, collection, hnsw)
+    except psycopg.Error as err:
+        reason = str(err).replace(url, "<url>").strip().splitlines()[0][:300] if str(err).strip() else type(err).__name__
+        raise PostgresError(f"loading the collection {collection!r} failed: {reason} (the collection as it was "
+                            "before still serves; run the load again)") from None
+    _ENGINES.pop((url, collection), None)
+    return {**report, "seconds": round(time.perf_counter() - started, 1)}
+
+
+LOAD_LOCK = "claimhop index --pg"
+
+
+def _lock_collection(conn, collection: str) -> None:
+    """Take the collection's load lock, or say at once that another load holds it (two loads would fill one
+    staging schema)."""
+    took = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (f"{LOAD_LOCK} {collection}",)).fetchone()[0]
+    if not took:
+        raise PostgresError(f"another `claimhop index --pg` is loading the collection {collection!r} into this "
+                            "database; wait for it to finish (or end it) and run this again")
+
+
+def _load(conn, engine, collection: str, hnsw: bool) -> dict:
+    """Fill the staging schema (dropping one a killed load left) and rename it into place; a load that fails
+    drops its staging schema."""
+    staging = f"{schema_of(collection)}_loading"
+    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    conn.execute(f"DROP SCHEMA IF EXISTS {staging} CASCADE")  # what a killed load left
+    conn.execute(f"CREATE SCHEMA {staging}")
+    try:
+        return _fill(conn, engine, collection, staging, hnsw)
+    except BaseException:
+        with contextlib.suppress(Exception):  # the connection may be what failed: the next load drops it then
+            conn.execute(f"DROP SCHEMA IF EXISTS {staging} CASCADE")
+        raise
+
+
+def _fill(conn, engine, collection: str, staging: str, hnsw: bool) -> dict:
+    """The staging schema's tables, filled from claimhop's own indexes, then renamed into place."""
     from claimhop.retrieval.shards import document_vectors
 
     schema = schema_of(collection)
-    started = time.perf_counter()
-    engine = index_search(corpus_path or None, index_dir=index_dir)
     corpus, indexes, links = engine.corpus, engine.indexes, engine.link_table()
     scores = indexes.bm25.model.scores
     vocab = indexes.bm25.model.vocab_dict
-    staging = f"{schema}_loading"
-    with connect(url) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        conn.execute(f"DROP SCHEMA IF EXISTS {staging} CASCADE")
-        conn.execute(f"CREATE SCHEMA {staging}")
-        conn.execute(f"""
-            CREATE TABLE {staging}.documents (doc_id int PRIMARY KEY, title text NOT NULL, body text NOT NULL,
-                title_key text NOT NULL, base_key text NOT NULL, times_named int NOT NULL, embedding vector(384));
-            CREATE TABLE {staging}.terms (term text PRIMARY KEY, term_id int NOT NULL);
-            CREATE TABLE {staging}.postings (term_id int NOT NULL, doc_id int NOT NULL, weight real NOT NULL);
-            CREATE TABLE {staging}.links (source int NOT NULL, target int NOT NULL);
-            CREATE TABLE {staging}.meta (key text PRIMARY KEY, value jsonb NOT NULL);""")
-        vectors = document_vectors(indexes.folder / "shards", len(corpus))
-        with conn.cursor() as cur, tqdm(total=len(corpus), desc=f"postgres {collection}: documents",
-                                          unit="doc") as bar:
-            with cur.copy(f"COPY {staging}.documents FROM STDIN") as copy:
-                for doc_id, (title, body, vector) in enumerate(zip(corpus.titles, corpus.texts, vectors, strict=True)):
-                    copy.write_row((doc_id, title, body, normalize_title(title), normalize_title(base_title(title)),
-                                    links.times_named_of(doc_id), _vector(vector)))
-                    if doc_id % _BATCH == 0:
-                        bar.update(min(_BATCH, len(corpus) - bar.n))
-            bar.update(len(corpus) - bar.n)
-            with cur.copy(f"COPY {staging}.terms FROM STDIN") as copy:
-                for term, term_id in vocab.items():
-                    copy.write_row((term, term_id))
-            indptr, indices, data = scores["indptr"], scores["indices"], scores["data"]
-            with cur.copy(f"COPY {staging}.postings FROM STDIN") as copy:
-                for term_id in tqdm(range(len(indptr) - 1), desc=f"postgres {collection}: BM25 postings",
-                                    unit="term"):
-                    for doc_id, weight in zip(indices[indptr[term_id]:indptr[term_id + 1]].tolist(),
-                                              data[indptr[term_id]:indptr[term_id + 1]].tolist()):
-                        copy.write_row((term_id, doc_id, weight))
-            with cur.copy(f"COPY {staging}.links FROM STDIN") as copy:
-                for source, target in links.pairs():
-                    copy.write_row((source, target))
-        meta = {"corpus_sha256": corpus.sha256, "count": len(corpus), "encoder": indexes.manifest.get("encoder"),
-                "bm25": "bm25s lucene weights of claimhop's index", "hnsw": hnsw}
-        for key, value in meta.items():
-            conn.execute(f"INSERT INTO {staging}.meta VALUES (%s, %s)", (key, json.dumps(value)))
-        conn.execute(f"""
-            CREATE INDEX ON {staging}.postings (term_id) INCLUDE (doc_id, weight);
-            CREATE INDEX ON {staging}.links (source);
-            CREATE INDEX ON {staging}.documents (title_key);
-            CREATE INDEX ON {staging}.documents (base_key);""")
-        if hnsw:  # approximate dense search for corpora too large to scan; exact (a full scan) without it
-            conn.execute(f"CREATE INDEX ON {staging}.documents USING hnsw (embedding vector_cosine_ops)")
-        with conn.transaction():
-            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-            conn.execute(f"ALTER SCHEMA {staging} RENAME TO {schema}")
-    _ENGINES.pop((url, collection), None)
+    conn.execute(f"""
+        CREATE TABLE {staging}.documents (doc_id int PRIMARY KEY, title text NOT NULL, body text NOT NULL,
+            title_key text NOT NULL, base_key text NOT NULL, times_named int NOT NULL, embedding vector(384));
+        CREATE TABLE {staging}.terms (term text PRIMARY KEY, term_id int NOT NULL);
+        CREATE TABLE {staging}.postings (term_id int NOT NULL, doc_id int NOT NULL, weight real NOT NULL);
+        CREATE TABLE {staging}.links (source int NOT NULL, target int NOT NULL);
+        CREATE TABLE {staging}.meta (key text PRIMARY KEY, value jsonb NOT NULL);""")
+    vectors = document_vectors(indexes.folder / "shards", len(corpus))
+    with conn.cursor() as cur, tqdm(total=len(corpus), desc=f"postgres {collection}: documents",
+                                      unit="doc") as bar:
+        with cur.copy(f"COPY {staging}.documents FROM STDIN") as copy:
+            for doc_id, (title, body, vector) in enumerate(zip(corpus.titles, corpus.texts, vectors, strict=True)):
+                copy.write_row((doc_id, title, body, normalize_title(title), normalize_title(base_title(title)),
+                                links.times_named_of(doc_id), _vector(vector)))
+                if doc_id % _BATCH == 0:
+                    bar.update(min(_BATCH, len(corpus) - bar.n))
+        bar.update(len(corpus) - bar.n)
+        with cur.copy(f"COPY {staging}.terms FROM STDIN") as copy:
+            for term, term_id in vocab.items():
+                copy.write_row((term, term_id))
+        indptr, indices, data = scores["indptr"], scores["indices"], scores["data"]
+        with cur.copy(f"COPY {staging}.postings FROM STDIN") as copy:
+            for term_id in tqdm(range(len(indptr) - 1), desc=f"postgres {collection}: BM25 postings",
+                                unit="term"):
+                for doc_id, weight in zip(indices[indptr[term_id]:indptr[term_id + 1]].tolist(),
+                                          data[indptr[term_id]:indptr[term_id + 1]].tolist()):
+                    copy.write_row((term_id, doc_id, weight))
+        with cur.copy(f"COPY {staging}.links FROM STDIN") as copy:
+            for source, target in links.pairs():
+                copy.write_row((source, target))
+    meta = {"corpus_sha256": corpus.sha256, "count": len(corpus), "encoder": indexes.manifest.get("encoder"),
+            "bm25": "bm25s lucene weights of claimhop's index", "hnsw": hnsw, "load_id": uuid.uuid4().hex}
+    for key, value in meta.items():
+        conn.execute(f"INSERT INTO {staging}.meta VALUES (%s, %s)", (key, json.dumps(value)))
+    conn.execute(f"""
+        CREATE INDEX ON {staging}.postings (term_id) INCLUDE (doc_id, weight);
+        CREATE INDEX ON {staging}.links (source);
+        CREATE INDEX ON {staging}.documents (title_key);
+        CREATE INDEX ON {staging}.documents (base_key);""")
+    if hnsw:  # approximate dense search for corpora too large to scan; exact (a full scan) without it
+        conn.execute(f"CREATE INDEX ON {staging}.documents USING hnsw (embedding vector_cosine_ops)")
+    with conn.transaction():
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        conn.execute(f"ALTER SCHEMA {staging} RENAME TO {schema}")
     return {"collection": collection, "schema": schema, "documents": len(corpus), "terms": len(vocab),
             "postings": int(len(scores["data"])), "links": len(links.pairs()), "hnsw_index": hnsw,
-            "corpus_sha256": corpus.sha256, "seconds": round(time.perf_counter() - started, 1)}
+            "corpus_sha256": corpus.sha256}
 
 
 # -- searching ---------------------------------------------------------------------------------------------------
@@ -215,7 +258,11 @@ class PgLinks:
 
 class PgSearch(HybridSearch):
     """Hybrid search, title lookup, documents and links, all read from the collection's schema. Rankings are
-    fused in Python the way the in-memory engine fuses them (`claimhop.retrieval.service.fuse`)."""
+    fused in Python the way the in-memory engine fuses them (`claimhop.retrieval.service.fuse`). What it reads of a
+    load (texts, title keys, links) it keeps, until it notices, at most RELOAD_CHECK_S later, that the collection
+    was loaded again."""
+
+    RELOAD_CHECK_S = 5.0
 
     def __init__(self, url: str, collection: str = DEFAULT_COLLECTION):
         from psycopg_pool import ConnectionPool
@@ -223,16 +270,48 @@ class PgSearch(HybridSearch):
         self.schema = schema_of(collection)
         self.collection = collection
         connect(url).close()  # a clear error now, not a pool timeout later
-        self.pool = ConnectionPool(url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=True)
-        rows = self.query(f"SELECT key, value FROM {self.schema}.meta", missing=f"the collection {collection!r} is not in the database: load it with "
-                                  f"`claimhop index --pg --collection {collection}`")
-        self.meta = {key: value for key, value in rows}
-        self.count = int(self.meta["count"])
+        self.pool = ConnectionPool(url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=True,
+                                   check=ConnectionPool.check_connection)
+        self._checked = 0.0
+        self._forget(self._read_meta())
+
+    def _read_meta(self) -> dict:
+        rows = self._fetch(f"SELECT key, value FROM {self.schema}.meta",
+                           missing=f"the collection {self.collection!r} is not in the database: load it with "
+                                   f"`claimhop index --pg --collection {self.collection}`")
+        return {key: value for key, value in rows}
+
+    def _forget(self, meta: dict) -> None:
+        """Start from this load of the collection: what was read of an earlier load (documents, title keys,
+        links) is dropped, since its row numbers and texts may differ."""
+        self.meta = meta
+        self.count = int(meta["count"])
         self._documents: dict[int, Hit] = {}
         self._keys: list[tuple[str, int]] | None = None
         self._links = PgLinks(self)
+        self._checked = time.monotonic()
+
+    def identity(self) -> dict:
+        """What the loader recorded of the collection now (its corpus's sha256, size, encoder, index kind), read
+        afresh: the part of a verdict's fingerprint the corpus and index give."""
+        meta = self._read_meta()
+        return {"collection": self.collection, **{k: meta.get(k) for k in ("corpus_sha256", "count", "encoder", "hnsw")}}
+
+    def _notice_reload(self) -> None:
+        """Every RELOAD_CHECK_S, whether `claimhop index --pg` has loaded the collection again (elsewhere): then
+        forget what was read of the old load instead of citing its texts."""
+        if time.monotonic() - self._checked < self.RELOAD_CHECK_S:
+            return
+        self._checked = time.monotonic()
+        meta = self._read_meta()
+        if meta.get("load_id") != self.meta.get("load_id") or meta.get("corpus_sha256") != self.meta.get("corpus_sha256"):
+            self._forget(meta)
 
     def query(self, sql: str, params: tuple | dict = (), missing: str = "") -> list[tuple]:
+        self._notice_reload()
+        return self._fetch(sql, params, missing)
+
+    def _fetch(self, sql: str, params: tuple | dict = (), missing: str = "") -> list[tuple]:
         import psycopg
 
         try:
@@ -266,6 +345,7 @@ class PgSearch(HybridSearch):
         return results
 
     def documents(self, doc_ids: list[int]) -> list[Hit]:
+        self._notice_reload()  # the texts kept below are of one load
         missing = [i for i in dict.fromkeys(doc_ids) if i not in self._documents]
         if missing:
             for doc_id, title, body in self.query(
@@ -290,6 +370,7 @@ class PgSearch(HybridSearch):
     def _fuzzy(self, key: str, limit: int) -> list[int]:
         from rapidfuzz import fuzz, process
 
+        self._notice_reload()
         if self._keys is None:
             by_key: dict[str, list[int]] = {}
             for doc_id, title_key in self.query(f"SELECT doc_id, title_key FROM {self.schema}.documents ORDER BY doc_id"):

@@ -123,9 +123,11 @@ def test_a_torn_last_line_is_repaired_before_the_next_row(small_corpus, tmp_path
 
 def test_a_claim_that_raises_gets_a_failed_row_the_batch_goes_on_and_a_rerun_retries_only_it(
         small_corpus, tmp_path, fake_model, capsys, monkeypatch):
+    import claimhop.cli.batch
     import graph.durable
 
     monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", str(tmp_path / "checkpoints.sqlite"))
+    monkeypatch.setattr(claimhop.cli.batch, "RETRY_WAIT_S", (0.0,))
     real = graph.durable.DurableChecks.run_claim
     tries: list[str] = []
 
