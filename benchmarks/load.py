@@ -55,8 +55,11 @@ async def one_run(url: str, row: dict, context: dict, top_k: int) -> dict:
     thread = await client.threads.create(metadata={"benchmark": "load", "uid": row["uid"]})
     start = time.perf_counter()
     errors = []
+    first_event_at = None  # when the server first reported a node of this run: it is running there, not queued
     async for part in client.runs.stream(thread["thread_id"], "claimhop", input={"messages": [
             {"role": "human", "content": row["claim"]}]}, context=context, stream_mode=["custom"]):
+        if part.event == "custom" and first_event_at is None:
+            first_event_at = time.time()
         if part.event == "error":
             errors.append(str(part.data)[:200])
     latency = time.perf_counter() - start
@@ -64,7 +67,7 @@ async def one_run(url: str, row: dict, context: dict, top_k: int) -> dict:
     selected = [d["title"] for d in state.get("selected", [])]
     return {
         "uid": row["uid"], "num_hops": row.get("num_hops"), "latency_s": round(latency, 2),
-        "finished_at": time.time(), "verdict": state.get("verdict"),
+        "first_event_at": first_event_at, "finished_at": time.time(), "verdict": state.get("verdict"),
         "all_gold_in_21": all_gold_in(selected, row["supporting_titles"]),
         "degraded": state.get("degraded", []), "problems": errors + problems_with(row, state, top_k),
     }
@@ -113,11 +116,23 @@ def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(ordered, n=100, method="inclusive")[q - 1] if len(ordered) > 1 else ordered[0]
 
 
+def most_at_once(rows: list[dict]) -> int:
+    """The most runs the server was running at one moment: each from its first node's event to its end (a run
+    the server queued instead reports its first node only after another ended)."""
+    edges = sorted([(r["first_event_at"], 1) for r in rows if r.get("first_event_at") is not None]
+                   + [(r["finished_at"], -1) for r in rows if r.get("first_event_at") is not None])
+    running = most = 0
+    for _, step in edges:
+        running += step
+        most = max(most, running)
+    return most
+
+
 def summarise(rows: list[dict], samples: list[dict], wall: float, concurrency: int) -> dict:
     latencies = [r["latency_s"] for r in rows]
     last = samples[-1] if samples else {}
     return {
-        "runs": len(rows), "concurrency": concurrency, "wall_s": round(wall, 1),
+        "runs": len(rows), "concurrency": concurrency, "most_runs_at_once": most_at_once(rows), "wall_s": round(wall, 1),
         "throughput_runs_per_min": round(60 * len(rows) / wall, 2),
         "latency_p50_s": round(percentile(latencies, 50), 1), "latency_p95_s": round(percentile(latencies, 95), 1),
         "latency_max_s": round(max(latencies), 1),
