@@ -1,45 +1,39 @@
-"""The server's key: with CLAIMHOP_SERVER_KEY set, every request but the chat page's own files needs it.
+"""LangGraph's custom authentication for the server's key (`langgraph.json`'s `auth`), a second lock behind the
+middleware in claimhop.server.guard, which checks the same key the same way (claimhop.server.keys) in front of
+every route. This one guards what LangGraph protects itself (its API, and with `enable_custom_route_auth`
+claimhop's own routes), so the key still holds if the middleware were ever left out.
 
-LangGraph's custom authentication (`langgraph.json`'s `auth`) runs this handler before the API and, with
-`enable_custom_route_auth`, before claimhop's own routes (/mcp, /claimhop/health, /claimhop/nodes). The key goes
-in an `X-Api-Key` header (what agent-chat-ui sends from its "API key" field, and what an MCP client's `headers`
-setting can carry) or as `Authorization: Bearer KEY`. Without the variable everyone is let in: the server binds
-to 127.0.0.1 by default, and the docs say to set a key before binding beyond it.
-"""
+The key goes in an `X-Api-Key` header (what agent-chat-ui sends from its "API key" field, and what an MCP
+client's `headers` setting can carry) or as `Authorization: Bearer KEY`. Without CLAIMHOP_SERVER_KEY everyone is
+let in; the server then refuses to start on anything but loopback (claimhop.server.exposure)."""
 
 from __future__ import annotations
 
-import hmac
-import os
+import sys
 
 from langgraph_sdk import Auth
 
-KEY_ENV = "CLAIMHOP_SERVER_KEY"
-OPEN_PATHS = ("/ui", "/ok")  # the chat page's static files (no data; the page asks for the key) and liveness
+from claimhop.server.exposure import refuse_open_exposure
+from claimhop.server.keys import KEY_ENV, MISSING, WRONG, expected_key, key_matches, open_path, sent_key
+
+__all__ = ["KEY_ENV", "auth", "authenticate"]
+USER: Auth.types.MinimalUserDict = {"identity": "claimhop-user", "permissions": []}
 
 auth = Auth()
 
-
-def key_of(headers: dict, authorization: str | None) -> str:
-    """The key a request carries: X-Api-Key, else a Bearer token."""
-    given = headers.get(b"x-api-key") or headers.get("x-api-key") or b""
-    if isinstance(given, bytes):
-        given = given.decode("latin-1")
-    if not given and authorization and authorization.lower().startswith("bearer "):
-        given = authorization[7:]
-    return given.strip()
+if "langgraph_api.server" in sys.modules:  # a starting server loads this too: the same refusal, from here as well
+    refuse_open_exposure()
 
 
 @auth.authenticate
-async def authenticate(path: str, headers: dict, authorization: str | None) -> Auth.types.MinimalUserDict:
+async def authenticate(path: str, headers: dict, authorization: str | None = None) -> Auth.types.MinimalUserDict:
     """Let the request in as the operator's user, or refuse it with 401 naming what is missing."""
-    expected = os.environ.get(KEY_ENV, "")
-    if not expected or path == "/ui" or path.startswith("/ui/") or path == "/ok":
-        return {"identity": "claimhop-user", "permissions": []}
-    given = key_of(headers, authorization)
+    expected = expected_key()
+    if not expected or open_path(path):
+        return USER
+    given = sent_key([*(headers or {}).items(), *([(b"authorization", authorization)] if authorization else [])])
     if not given:
-        raise Auth.exceptions.HTTPException(status_code=401, detail="this server needs its key: send it in an "
-                                            "X-Api-Key header (or Authorization: Bearer KEY)")
-    if not hmac.compare_digest(given.encode(), expected.encode()):
-        raise Auth.exceptions.HTTPException(status_code=401, detail="wrong server key")
-    return {"identity": "claimhop-user", "permissions": []}
+        raise Auth.exceptions.HTTPException(status_code=401, detail=MISSING)
+    if not key_matches(given, expected):
+        raise Auth.exceptions.HTTPException(status_code=401, detail=WRONG)
+    return USER

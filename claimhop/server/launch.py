@@ -45,6 +45,40 @@ def absolute_config() -> dict:
     return config
 
 
+def dev_command(port: int, jobs: int, host: str | None = None) -> list[str]:
+    """`langgraph dev` on `port`, without a browser or reloads, serving `jobs` runs at once."""
+    return [str(Path(sys.executable).parent / "langgraph"), "dev", *(["--host", host] if host else []),
+            "--port", str(port), "--no-browser", "--no-reload", "--n-jobs-per-worker", str(jobs),
+            "--config", "langgraph.json"]
+
+
+def server_folder() -> Path:
+    """A new working folder holding the project's langgraph.json: langgraph dev keeps its runs and queue in
+    ./.langgraph_api and retries runs a killed server left there, so servers sharing a folder would inherit each
+    other's unfinished runs."""
+    workdir = Path(tempfile.mkdtemp(prefix="claimhop-server-"))
+    (workdir / "langgraph.json").write_text(json.dumps(absolute_config()), encoding="utf-8")
+    return workdir
+
+
+def start_refused(host: str, env: dict[str, str], timeout: float = 180.0) -> subprocess.CompletedProcess:
+    """Run `langgraph dev --host HOST` expecting it to refuse to start; its exit code and output. A server that
+    starts anyway is stopped after `timeout` seconds (exit code None in the result then)."""
+    workdir = server_folder()
+    try:
+        proc = subprocess.Popen(dev_command(free_port(), 1, host), cwd=workdir, env={**OFFLINE_ENV, **env},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+            return subprocess.CompletedProcess(proc.args, proc.returncode, out)
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+            out, _ = proc.communicate(timeout=30)
+            return subprocess.CompletedProcess(proc.args, None, out)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 @contextmanager
 def dev_server(log: Path, startup_timeout: float = 180.0, env: dict[str, str] | None = None, jobs: int = CONCURRENT_RUNS):
     """Yields the server's base URL; stops the server on exit. Its output goes to `log`.
@@ -52,12 +86,8 @@ def dev_server(log: Path, startup_timeout: float = 180.0, env: dict[str, str] | 
     `jobs` runs are served at once (`langgraph dev` alone serves one at a time and queues the rest)."""
     port = free_port()
     # no --host: the tests check that langgraph dev's default binds to loopback only
-    cmd = [str(Path(sys.executable).parent / "langgraph"), "dev", "--port", str(port),
-           "--no-browser", "--no-reload", "--n-jobs-per-worker", str(jobs), "--config", "langgraph.json"]
-    # its own working folder: langgraph dev keeps its runs and queue in ./.langgraph_api and retries runs a
-    # killed server left there, so servers sharing a folder would inherit each other's unfinished runs
-    workdir = Path(tempfile.mkdtemp(prefix="claimhop-server-"))
-    (workdir / "langgraph.json").write_text(json.dumps(absolute_config()), encoding="utf-8")
+    cmd = dev_command(port, jobs)
+    workdir = server_folder()
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=workdir, env={**os.environ, **OFFLINE_ENV, **(env or {})},
                                 stdout=out, stderr=subprocess.STDOUT)

@@ -113,7 +113,19 @@ async def check_claim(
     return answer_text(output)
 
 
+def transport_security():
+    """Without a key the server is on loopback, and the `mcp` package's check of Host and Origin headers keeps a
+    web page that rebinds its own name to 127.0.0.1 out (its default). With a key the server may be reached by any
+    name, and the key keeps such pages out (they cannot read it), so the header check is off."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from claimhop.server.keys import expected_key
+
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False) if expected_key() else None
+
+
 def mcp_app():
     """The Starlette app serving the tool at /mcp: stateless, replies as event streams (so progress reaches the
-    client), loopback Host headers only."""
-    return server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=False)
+    client); loopback Host headers only unless the server has a key."""
+    return server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=False,
+                                      transport_security=transport_security())

@@ -1,0 +1,152 @@
+"""The one door in front of every route of the server (langgraph.json's `http.app` middleware, which LangGraph
+puts outside its own routes, meta routes included), in this order, so a client learns nothing before it shows the
+key:
+
+1. the key (CLAIMHOP_SERVER_KEY, when set): every request but liveness (`GET /ok`), the chat page's static files
+   (`GET /ui`, `/ui/...`) and CORS preflights (which carry no data and get none) needs it, or gets 401;
+2. the write allow-list: a POST, PUT, PATCH or DELETE to a route claimhop does not serve writes on gets 403
+   (langgraph dev's own `/internal/truncate`, which empties every thread, and `/deploy` among them);
+3. the size limit: a body over MAX_BODY_BYTES gets 413, unread when it says its length up front;
+4. the body check (claimhop.server.bodies): a run, assistant, thread state or store write a client may not make
+   gets 422 naming the problem, before any run is created.
+
+Requests LangGraph makes to itself in-process (its SDK's loopback transport, root_path `/noauth`, which no
+network request can set) skip the key but not the checks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Send
+
+from claimhop.server.bodies import Check, write_check
+from claimhop.server.keys import MISSING, WRONG, expected_key, key_matches, open_path, sent_key
+
+MAX_BODY_BYTES = 1_000_000  # a run body is a claim of at most 2,000 characters and a few settings
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+Scope = dict[str, Any]
+
+
+def route_path(scope: Scope) -> str:
+    """The path the routes see (LangGraph's loopback client sends it under root_path)."""
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    if root and path.startswith(root + "/"):
+        path = path[len(root):]
+    return path or "/"
+
+
+def from_inside(scope: Scope) -> bool:
+    """A request LangGraph's SDK made in-process (the MCP tool's run): root_path cannot be set over the network."""
+    root = scope.get("root_path", "")
+    return root == "/noauth" or root.startswith("/noauth/")
+
+
+def needs_no_key(scope: Scope) -> bool:
+    """Liveness, the chat page's files and CORS preflights: no data goes either way."""
+    method = scope.get("method", "GET")
+    headers = {name.lower() for name, _ in scope.get("headers", [])}
+    if method == "OPTIONS" and {b"origin", b"access-control-request-method"} <= headers:
+        return True
+    return scope["type"] == "http" and method in {"GET", "HEAD"} and open_path(route_path(scope))
+
+
+def key_refusal(scope: Scope) -> str | None:
+    """Why this request may not in (no key, wrong key), or None."""
+    expected = expected_key()
+    if not expected or from_inside(scope) or needs_no_key(scope):
+        return None
+    given = sent_key(scope.get("headers", []))
+    if not given:
+        return MISSING
+    return None if key_matches(given, expected) else WRONG
+
+
+def declared_length(scope: Scope) -> int | None:
+    """The body length a request announces, or None."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+async def read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it passes `limit` bytes."""
+    chunks, size, more = [], 0, True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return b"".join(chunks)
+
+
+def body_problem(check: Check, raw: bytes) -> str | None:
+    """The check's verdict on a JSON body; a body that is not JSON is left to the server's own answer."""
+    try:
+        body = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    except RecursionError:
+        return "the request body is nested too deeply"
+    return check(body)
+
+
+def replayed(raw: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the app the body already read, then whatever the connection says next."""
+    sent = False
+
+    async def replay():
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def refuse(scope: Scope, receive: Receive, send: Send, status: int, detail: str) -> None:
+    """Answer with the status and a one-line detail (a websocket is closed with policy violation)."""
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008, "reason": detail[:120]})
+        return
+    await JSONResponse({"detail": detail}, status_code=status)(scope, receive, send)
+
+
+class Guard:
+    """Pure ASGI middleware: the key, the write allow-list, the size limit and the body check, in that order."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in {"http", "websocket"}:
+            return await self.app(scope, receive, send)
+        refusal = key_refusal(scope)
+        if refusal:
+            return await refuse(scope, receive, send, 401, refusal)
+        if scope["type"] == "websocket" or scope["method"] in READ_METHODS:
+            return await self.app(scope, receive, send)
+        path = route_path(scope)
+        check = write_check(scope["method"], path)
+        if check is None:
+            return await refuse(scope, receive, send, 403, f"this server takes no {scope['method']} at {path}")
+        if (declared_length(scope) or 0) > MAX_BODY_BYTES:
+            return await refuse(scope, receive, send, 413, f"the request body is over {MAX_BODY_BYTES:,} bytes")
+        raw = await read_body(receive, MAX_BODY_BYTES)
+        if raw is None:
+            return await refuse(scope, receive, send, 413, f"the request body is over {MAX_BODY_BYTES:,} bytes")
+        reason = body_problem(check, raw)
+        if reason:
+            return await refuse(scope, receive, send, 422, reason)
+        return await self.app(scope, replayed(raw, receive), send)
