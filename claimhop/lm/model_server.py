@@ -15,6 +15,11 @@ from claimhop.lm.weights import QWEN_CODER_1_5B, gguf_path
 MODEL_ALIAS = "claimhop-local"
 
 
+def use_key(api_key: str) -> str:
+    """What the usage line says for the key: never the key itself (terminals, logs and CI output keep it)."""
+    return "<your key>" if api_key else "none"
+
+
 def serve_model(port: int, host: str = "127.0.0.1", api_key: str = "", parallel: int = 1) -> None:
     """Serve until Ctrl-C or SIGTERM. The key, when given, is required of every request (Bearer). With
     `parallel` N, llama.cpp answers N requests at once in slots of one batch (continuous batching), each slot
@@ -42,7 +47,7 @@ def serve_model(port: int, host: str = "127.0.0.1", api_key: str = "", parallel:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"serving {QWEN_CODER_1_5B.name} as '{MODEL_ALIAS}' at http://{host}:{port}/v1 "
           f"({parallel} slot{'s' if parallel > 1 else ''}; OpenAI-compatible; Ctrl-C stops)", flush=True)
-    print(f"  use it: OPENAI_API_BASE=http://{host}:{port}/v1 OPENAI_API_KEY={api_key or 'none'} "
+    print(f"  use it: OPENAI_API_BASE=http://{host}:{port}/v1 OPENAI_API_KEY={use_key(api_key)} "
           f"claimhop check --model openai/{MODEL_ALIAS} \"CLAIM\"", flush=True)
     try:
         stop.wait()
