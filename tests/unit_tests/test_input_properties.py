@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from claimhop.server.webapp import problem_with
 from state.context import MAX_CLAIM_CHARS, Context
-from state.tuning import TUNING_NAMES
+from state.tuning import TUNING_NAMES, Tuning
 from state.validation import message_text, validate_claim
 
 SETTING_NAMES = [f.name for f in fields(Context)] + list(TUNING_NAMES)
@@ -43,10 +43,40 @@ def test_settings_are_valid_or_refused_naming_the_setting(value):
         assert any(name in message for name in value) or "unknown setting" in message
         return
     for name in value:
-        if name == "tuning":
-            assert all(ctx.tuning.value(k) == v or isinstance(v, (int, float)) for k, v in (value[name] or {}).items())
+        if name == "tuning":  # a knob given both flat and in `tuning` takes the flat value
+            assert all(same(ctx.tuning.value(k), v) for k, v in (value[name] or {}).items() if k not in value)
             continue
-        assert ctx.value(name) == value[name] or isinstance(value[name], (int, float))
+        assert same(ctx.value(name), value[name])
+
+
+def same(kept, given) -> bool:
+    """An accepted value is kept as given: a number equal to it (2.0 for an integer setting becomes 2), of the
+    setting's own kind (a bool is never taken for a number, nor a number for a bool)."""
+    return kept == given and isinstance(kept, bool) == isinstance(given, bool)
+
+
+NUMERIC = [(owner, f) for owner in (Context, Tuning) for f in fields(owner)
+           if str(f.type) in {"int", "float"} and f.metadata.get("min") is not None]
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(NUMERIC), st.data())
+def test_a_number_in_range_is_kept_as_given(setting, data):
+    """The numeric cases the test above rarely reaches (random numbers are mostly out of range): an in-range
+    number, int or float, is kept equal to what was given, or refused naming the setting (a fraction for an
+    integer setting)."""
+    owner, f = setting
+    low, high = f.metadata["min"], f.metadata["max"]
+    number = data.draw(st.integers(int(low), int(high)) if str(f.type) == "int" and data.draw(st.booleans())
+                       else st.floats(low, high))
+    given_as = {f.name: number}
+    try:
+        ctx = Context.from_any(given_as)
+    except ValueError as err:
+        assert f.name in str(err) and str(f.type) == "int" and not float(number).is_integer()
+        return
+    kept = ctx.value(f.name)
+    assert same(kept, number) and type(kept).__name__ == str(f.type)
 
 
 @settings(max_examples=300)

@@ -156,3 +156,302 @@ def test_claimhop_home_must_be_a_usable_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAIMHOP_HOME", str(blocker))
     with pytest.raises(ValueError, match="CLAIMHOP_HOME"):
         cache_root()
+
+
+# --- a server's client chooses nothing that leaves the server (issue 42) ---------------------------------------
+
+LEAVING_MODELS = ["huggingface/https://evil.example/v1", "anthropic/claude-3-5-sonnet", "oobabooga/http://10.0.0.5/x",
+                  "openai/gpt-4o", " local", "LOCAL", "local\n", 5, None, ["local"]]
+
+
+@pytest.mark.parametrize("model", LEAVING_MODELS)
+def test_a_client_may_pick_no_model_but_the_servers_own(monkeypatch, model):
+    from state.client_policy import client_settings_problem
+
+    monkeypatch.delenv("CLAIMHOP_MODELS", raising=False)
+    monkeypatch.delenv("CLAIMHOP_MODEL", raising=False)
+    problem = client_settings_problem({"model": model})
+    assert problem and "CLAIMHOP_MODELS" in problem and "\n" not in problem
+    assert problem_with({"input": {"claim": CLAIM}, "config": {"configurable": {"model": model}}}) == problem
+    assert client_settings_problem({"model": "local"}) is None
+
+
+def test_the_operator_lists_the_models_a_client_may_pick(monkeypatch):
+    from state.client_policy import allowed_models, client_settings_problem
+
+    monkeypatch.setenv("CLAIMHOP_MODEL", "openai/claimhop-local")
+    monkeypatch.setenv("CLAIMHOP_MODELS", " openai/a ,, openai/b")
+    assert allowed_models() == ["openai/claimhop-local", "openai/a", "openai/b"]
+    assert client_settings_problem({"model": "openai/b"}) is None
+    assert client_settings_problem({"model": "openai/claimhop-local"}) is None  # the server's own
+    assert "openai/claimhop-local, openai/a, openai/b" in client_settings_problem({"model": "local"})
+
+
+@pytest.mark.parametrize(("settings", "says"), [
+    ({"program_path": "/etc/claimhop/evil.json"}, "program_path"),
+    ({"program_path": str(ROOT / "claimhop" / "data" / "x.json")}, "program_path"),
+    ({"retriever": "postgresql"}, "retriever"),
+    ({"reranker": "os:getcwd"}, "re-ranker"),
+    ({"api_base": "http://203.0.113.9"}, "server's environment"),
+    ({"HUGGINGFACE_API_KEY": "x"}, "server's environment"),
+    ({"proxy_password": "x"}, "secrets"),
+    ({"thread_id": "t"}, "unknown setting"),
+    ({"callbacks": "x"}, "unknown setting"),
+    ("model=local", "mapping"),
+])
+def test_a_setting_naming_a_file_code_an_address_or_a_key_is_refused_by_name(settings, says):
+    from state.client_policy import client_settings_problem
+
+    assert says in client_settings_problem(settings)
+
+
+def test_an_empty_operator_setting_chooses_nothing():
+    from state.client_policy import client_settings_problem
+
+    assert client_settings_problem({"program_path": "", "retriever": None, "max_iterations": 1}) is None
+
+
+def test_settings_already_made_into_a_context_are_judged_against_the_servers_own(monkeypatch):
+    """LangGraph builds the run's Context from a client's dict before any node sees it: the nodes' check must
+    see what the client chose in it, while the operator's own CLAIMHOP_* values pass."""
+    from state.client_policy import client_settings_problem
+
+    monkeypatch.delenv("CLAIMHOP_MODELS", raising=False)
+    monkeypatch.delenv("CLAIMHOP_MODEL", raising=False)
+    assert "CLAIMHOP_MODELS" in client_settings_problem(Context(model="anthropic/claude"))
+    assert "program_path" in client_settings_problem(Context(program_path="/x.json"))
+    assert client_settings_problem(Context(max_iterations=1)) is None
+    monkeypatch.setenv("CLAIMHOP_PROGRAM_PATH", "/srv/operator.json")
+    monkeypatch.setenv("CLAIMHOP_MODEL", "openai/claimhop-local")
+    assert client_settings_problem(Context()) is None  # the operator's choices
+    assert "program_path" in client_settings_problem(Context(program_path="/x.json"))
+
+
+def test_the_graph_refuses_a_clients_model_before_any_step_searches_or_calls_a_model(monkeypatch):
+    """Through LangGraph itself (which turns the dict into a Context), as a server's worker runs it."""
+    from graph.builder import graph
+
+    monkeypatch.setenv("CLAIMHOP_CLIENT_POLICY", "1")
+    monkeypatch.delenv("CLAIMHOP_MODELS", raising=False)
+    monkeypatch.delenv("CLAIMHOP_MODEL", raising=False)
+    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: pytest.fail(f"a model was loaded: {model}"))
+    monkeypatch.setattr(claimhop.steps.common, "search_engine", lambda *a, **k: pytest.fail("the corpus was searched"))
+    for context in ({"model": "huggingface/https://evil.example/v1"}, {"program_path": "/etc/x.json"}):
+        with pytest.raises(ValueError, match="CLAIMHOP_MODELS|program_path"):
+            graph.invoke({"claim": CLAIM}, context=context)
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"input": {"claim": CLAIM}, "webhook": "http://10.0.0.5/hook"}, "webhook"),
+    ({"input": {"claim": CLAIM}, "langsmith_tracer": {"project_name": "theirs"}}, "traces"),
+    ({"input": {"claim": CLAIM}, "callbacks": ["x"]}, "callbacks: not a field"),
+    ({"input": {"claim": CLAIM}, "config": {"configurable": {}, "callbacks": 1}}, "callbacks: not a field"),
+    ({"command": {"goto": "mitigate"}}, "command.goto"),
+    ({"command": {"resume": "yes"}}, "command.resume"),
+    ({"command": {"update": {"verdict": "SUPPORTED", "selected": []}}}, "selected, verdict"),
+    ({"command": {"update": {"claim": "   "}}}, "claim is empty"),
+    ({"command": {"update": {"claim": CLAIM}}, "context": {"model": "anthropic/claude"}}, "CLAIMHOP_MODELS"),
+])
+def test_a_run_body_may_carry_no_address_no_jump_and_no_state_a_node_writes(body, says):
+    assert says in problem_with(body)
+
+
+def test_a_command_with_a_clients_own_input_and_ordinary_run_fields_pass():
+    assert problem_with({"command": {"update": {"claim": CLAIM}}, "stream_mode": ["values"], "webhook": None,
+                         "config": {"tags": ["t"], "recursion_limit": 50}}) is None
+
+
+@pytest.mark.parametrize(("method", "path", "body", "says"), [
+    ("POST", "/threads/t1/state", {"values": {"verdict": "SUPPORTED"}, "as_node": "verify"}, "as_node"),
+    ("POST", "/threads/t1/state", {"values": {"answer": "forged"}}, "answer"),
+    ("POST", "/threads/t1/state", {"values": [{"claim": CLAIM}, {"selected": []}]}, "selected"),
+    ("POST", "/threads", {"supersteps": [{"updates": [{"values": {"claim": CLAIM}, "as_node": "intake"}]}]},
+     "supersteps"),
+    ("PUT", "/store/items", {"namespace": ["a"], "key": "k", "value": {}, "webhook": "http://x"}, "webhook"),
+    ("POST", "/assistants", {"graph_id": "claimhop", "context": {"program_path": "/x.json"}}, "program_path"),
+    ("PATCH", "/assistants/a1", {"config": {"configurable": {"model": "anthropic/claude"}}}, "CLAIMHOP_MODELS"),
+    ("POST", "/runs/batch", [{"input": {"claim": CLAIM}}, {"input": {"claim": CLAIM}, "webhook": "x"}], "webhook"),
+    ("POST", "/threads/t1/runs/crons", {"schedule": "* * * * *", "input": {"claim": CLAIM},
+                                        "context": {"model": "oobabooga/http://10.0.0.5/x"}}, "CLAIMHOP_MODELS"),
+])
+def test_every_write_route_is_checked(method, path, body, says):
+    from claimhop.server.bodies import write_check
+
+    assert says in write_check(method, path)(body)
+
+
+def test_a_clients_own_state_input_passes_and_unserved_writes_have_no_route():
+    from claimhop.server.bodies import write_check
+
+    assert write_check("POST", "/threads/t1/state")({"values": {"claim": CLAIM}}) is None
+    assert write_check("PUT", "/store/items")({"namespace": ["a"], "key": "k", "value": {"x": 1}}) is None
+    for method, path in [("POST", "/internal/truncate"), ("POST", "/deploy"), ("POST", "/a2a/claimhop"),
+                         ("POST", "/threads/t1/commands"), ("PUT", "/threads/t1/state"), ("POST", "/ok")]:
+        assert write_check(method, path) is None, path
+
+
+# --- the key ------------------------------------------------------------------------------------------------------
+
+def test_keys_are_compared_as_bytes_after_the_same_normalisation():
+    from claimhop.server.keys import key_matches, sent_key
+
+    assert key_matches(b"s3cret", " s3cret\n")  # stripped on the expected side ...
+    assert key_matches(b" s3cret\t", "s3cret")  # ... and on the sent side alike
+    assert key_matches("tëst-кey".encode(), "tëst-кey")  # non-ASCII: UTF-8 on the wire
+    assert key_matches(sent_key([(b"x-api-key", "tëst-кey".encode().decode("latin-1"))]), "tëst-кey")  # as Starlette decodes
+    assert not key_matches(b"s3cre", "s3cret") and not key_matches(b"S3CRET", "s3cret")
+    assert not key_matches(b"", "") and not key_matches(b"   ", "  ")  # no key is never a match
+    assert sent_key([(b"Authorization", b"Bearer  k1 ")]) == b"k1"
+    assert sent_key([(b"authorization", b"Basic k1")]) == b""
+    assert sent_key([(b"X-API-KEY", b"k2"), (b"authorization", b"Bearer k1")]) == b"k2"
+
+
+def guarded(monkeypatch, key: str | None = "k3y"):
+    """claimhop's middleware in front of an app that answers every request with the size of the body it got."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from claimhop.server.guard import Guard
+
+    async def echo(request):
+        return JSONResponse({"got": len(await request.body())})
+
+    if key is None:
+        monkeypatch.delenv("CLAIMHOP_SERVER_KEY", raising=False)
+    else:
+        monkeypatch.setenv("CLAIMHOP_SERVER_KEY", key)
+    inner = Starlette(routes=[Route("/{path:path}", echo, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])])
+    return TestClient(Guard(inner))
+
+
+BAD_RUN = {"input": {"claim": CLAIM}, "context": {"corpus_path": "/etc/passwd"}}
+
+
+def test_the_key_is_checked_before_anything_about_the_request_is_said(monkeypatch):
+    client = guarded(monkeypatch)
+    refused = client.post("/runs/wait", json=BAD_RUN)
+    assert refused.status_code == 401 and "passwd" not in refused.text  # no detailed 422 before the key
+    assert client.post("/runs/wait", json=BAD_RUN, headers={"X-Api-Key": "nope"}).status_code == 401
+    assert client.post("/runs/wait", content=b"x" * 2_000_000).status_code == 401  # nor a 413
+    assert client.post("/internal/truncate").status_code == 401
+    shown = client.post("/runs/wait", json=BAD_RUN, headers={"X-Api-Key": "k3y"})
+    assert shown.status_code == 422 and "outside the folders" in shown.json()["detail"]
+    assert client.post("/internal/truncate", headers={"X-Api-Key": "k3y"}).status_code == 403
+
+
+@pytest.mark.parametrize("path", ["/", "/info", "/metrics", "/docs", "/openapi.json", "/claimhop/health",
+                                  "/threads/t1/state", "/uix", "/okay", "/internal/debug/thread/t1"])
+def test_every_route_but_liveness_and_the_page_needs_the_key(monkeypatch, path):
+    client = guarded(monkeypatch)
+    assert client.get(path).status_code == 401
+    assert client.get(path, headers={"Authorization": "Bearer k3y"}).status_code == 200
+
+
+def test_liveness_the_page_and_cors_preflights_need_no_key(monkeypatch):
+    client = guarded(monkeypatch)
+    for path in ("/ok", "/ui", "/ui/", "/ui/app.js"):
+        assert client.get(path).status_code == 200, path
+    assert client.post("/ok").status_code == 401  # only reads of them
+    preflight = {"Origin": "http://127.0.0.1:3000", "Access-Control-Request-Method": "POST"}
+    assert client.options("/runs/stream", headers=preflight).status_code != 401
+    assert client.options("/runs/stream").status_code == 401
+
+
+def test_langgraphs_own_in_process_requests_need_no_key_but_are_checked(monkeypatch):
+    from starlette.testclient import TestClient
+
+    inside = TestClient(guarded(monkeypatch).app, root_path="/noauth")
+    assert inside.post("/noauth/runs/wait", json={"input": {"claim": CLAIM}}).status_code == 200
+    assert inside.post("/noauth/runs/wait", json=BAD_RUN).status_code == 422
+
+
+def test_bodies_over_the_limit_are_refused_unread(monkeypatch):
+    from claimhop.server.guard import MAX_BODY_BYTES
+
+    client = guarded(monkeypatch, key=None)
+    big = b'{"input": {"claim": "' + b"a" * MAX_BODY_BYTES + b'"}}'
+    assert client.post("/runs/wait", content=big).status_code == 413
+    assert client.post("/mcp", content=big).status_code == 413  # every write route, not only runs
+
+    def chunks():  # no Content-Length: counted while read, and refused once past the limit
+        for _ in range(20):
+            yield b"a" * 100_000
+
+    assert client.post("/runs/wait", content=chunks()).status_code == 413
+    assert client.post("/runs/wait", json={"input": {"claim": CLAIM}}).json()["got"] > 0  # replayed whole
+
+
+def test_a_deeply_nested_body_is_refused_in_one_line(monkeypatch):
+    client = guarded(monkeypatch, key=None)
+    refused = client.post("/runs/wait", content=b"[" * 200_000)
+    assert refused.status_code == 422 and refused.json()["detail"] == "the request body is nested too deeply"
+
+
+# --- an exposed server is never open by accident -------------------------------------------------------------
+
+@pytest.mark.parametrize(("env", "argv", "exposed"), [
+    ({}, ["langgraph", "dev", "--host", "0.0.0.0"], "0.0.0.0"),
+    ({}, ["langgraph", "dev", "--host=::"], "::"),
+    ({}, ["uvicorn", "app", "--host", "192.168.1.20"], "192.168.1.20"),
+    ({"LANGGRAPH_API_URL": "http://0.0.0.0:2024"}, ["python", "-c", "spawned reload worker"], "0.0.0.0"),
+    ({"LANGGRAPH_API_URL": "https://abc.trycloudflare.com"}, ["langgraph", "dev", "--tunnel"], "abc.trycloudflare.com"),
+    ({"LANGGRAPH_API_URL": "http://127.0.0.1:2024"}, ["langgraph", "dev", "--host", "0.0.0.0"], "0.0.0.0"),
+    ({}, ["entrypoint"], "an address this process does not show"),
+])
+def test_a_server_beyond_loopback_without_a_key_refuses_to_start(env, argv, exposed):
+    from claimhop.server.exposure import exposure_problem
+
+    problem = exposure_problem(env, argv, b"")
+    assert problem and f"on {exposed} " in problem and "CLAIMHOP_SERVER_KEY" in problem and "\n" not in problem
+    assert exposure_problem(env, argv, b"k") is None  # a key: it may
+    assert exposure_problem({**env, "CLAIMHOP_ALLOW_OPEN": "1"}, argv, b"") is None  # the operator's own proxy
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]", "LOCALHOST."])
+def test_loopback_needs_no_key(host):
+    from claimhop.server.exposure import exposure_problem
+
+    assert exposure_problem({"LANGGRAPH_API_URL": "http://127.0.0.1:2024"}, ["langgraph", "dev", "--host", host],
+                            b"") is None
+
+
+# --- no secret printed ---------------------------------------------------------------------------------------
+
+def test_serve_model_never_prints_its_key(monkeypatch, capsys):
+    import sys
+    from types import SimpleNamespace
+
+    import claimhop.lm.model_server as model_server
+
+    class Stop:
+        def wait(self):
+            raise KeyboardInterrupt
+
+    def leave(code):
+        raise SystemExit(code)
+
+    monkeypatch.setitem(sys.modules, "xllamacpp", SimpleNamespace(Server=lambda params: object()))
+    monkeypatch.setattr(model_server, "gguf_path", lambda spec: "model.gguf")
+    monkeypatch.setattr(model_server, "server_params", lambda path, options: SimpleNamespace())
+    monkeypatch.setattr(model_server.threading, "Event", Stop)
+    monkeypatch.setattr(model_server.signal, "signal", lambda *a: None)
+    monkeypatch.setattr(model_server.os, "_exit", leave)
+    with pytest.raises(SystemExit):
+        model_server.serve_model(8099, api_key=SECRET)
+    out = capsys.readouterr()
+    assert "OPENAI_API_KEY=<your key>" in out.out and SECRET not in out.out + out.err
+
+
+@pytest.mark.parametrize("url", [
+    f"postgresql://claimhop:{SECRET}@db.example:5432/claimhop",
+    f"postgresql://db.example/claimhop?user=claimhop&password={SECRET}&sslmode=require",
+    f"postgres://u:{SECRET}@db.example/claimhop?sslpassword={SECRET}",
+])
+def test_a_database_url_is_shown_without_any_password(url):
+    from claimhop.redact import shown_url
+
+    shown = shown_url(url)
+    assert SECRET not in shown and "db.example" in shown
+    assert shown_url("/home/me/checkpoints.sqlite") == "/home/me/checkpoints.sqlite"
