@@ -40,6 +40,9 @@ PREVIOUS = Config("previous", {"planner": "two_calls", "bridge_pick": "lm", "gap
                                "fact_names": "asked"},
                   {"CLAIMHOP_LLM_THREADS": "2", "CLAIMHOP_LLM_COMPACT_JSON": "0"})
 NEW = Config("new")
+# The verifier's pass on the chat instance itself (before issue 41): it evicts the plan's cached prompt.
+ONE_INSTANCE = Config("one-instance", {}, {"CLAIMHOP_LLM_SHARED_READER": "1"})
+BASELINES = {config.name: config for config in (PREVIOUS, ONE_INSTANCE)}
 
 
 def stratified_sample(n: int = 40, seed: int = 0, path: Path = DEV_CLAIMS) -> list[dict]:

@@ -443,6 +443,7 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     from claimhop.evaluation.train_verifier import train_verifier
     from claimhop.evaluation.verifier_report import training_report
     from claimhop.verification.head import HEAD_FILE
+    from claimhop.verification.passages import READ_BLOCKS
 
     stop_at_once_on_ctrl_c()
     synthetic = Path(args.synthetic)
@@ -457,7 +458,8 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     if not args.no_dev and not retrieved.is_file():
         raise UsageError(f"--retrieved-from {retrieved}: no such file (run `claimhop eval --systems claimhop` first)")
     out = Path(args.out) if args.out else HEAD_FILE
-    result = train_verifier(synthetic, retrieved, out, out.with_suffix(".json"), use_dev=not args.no_dev)
+    result = train_verifier(synthetic, retrieved, out, out.with_suffix(".json"), use_dev=not args.no_dev,
+                            blocks=args.blocks or READ_BLOCKS, dev_evidence=tuple(args.dev_evidence))
     report = training_report(result)
     print(report)
     write_text(Path(args.report), report + "\n")
@@ -643,6 +645,10 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--retrieved-from", default="docs/results/dev-169-selection/eval.jsonl",
                        help="a `claimhop eval` results file giving each dev claim's retrieved documents")
     train.add_argument("--no-dev", action="store_true", help="train on the synthetic claims alone")
+    train.add_argument("--dev-evidence", nargs="+", choices=("gold", "retrieved"), default=["gold", "retrieved"],
+                       help="the documents dev claims are read on for training (default: both)")
+    train.add_argument("--blocks", type=int, help="read the state after this many transformer blocks (default: as the "
+                       "shipped verifier reads, claimhop.verification.passages.READ_BLOCKS; see benchmarks.layer_sweep)")
     train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
                        "provenance is written beside it as .json)")
     train.add_argument("--report", default="docs/results/verifier/training.md", help="the training report")

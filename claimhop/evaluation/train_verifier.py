@@ -22,7 +22,7 @@ from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, syntheti
 from claimhop.evaluation.verifier_features import extract_features, features_dir, load_features
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.verification.head import HEAD_FILE, PROVENANCE_FILE, Logistic, save_head
-from claimhop.verification.passages import PASSAGE_BUDGET, prompt_version
+from claimhop.verification.passages import PASSAGE_BUDGET, READ_BLOCKS, prompt_version
 
 SYNTHETIC_CLAIMS = Path("docs/results/verifier/synthetic-claims.jsonl")
 FOLDS = 5
@@ -87,19 +87,21 @@ def file_sha256(path: Path) -> str:
 
 def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path = DEV_RETRIEVED,
                    out: Path = HEAD_FILE, provenance_out: Path = PROVENANCE_FILE, use_dev: bool = True,
-                   report_dir: Path | None = None) -> dict:
-    """Features for every item (read once), the heads, cross-fitted dev predictions, the weights file."""
+                   report_dir: Path | None = None, blocks: int = READ_BLOCKS,
+                   dev_evidence: tuple[str, ...] = ("gold", "retrieved")) -> dict:
+    """Features for every item (read once, after `blocks` blocks), the heads, cross-fitted dev predictions, the
+    weights file. `dev_evidence`: which documents the dev claims are read on for training (gold, retrieved)."""
     from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
     started = time.time()
     synthetic = synthetic_items(synthetic_path)
-    dev = [*dev_items("gold"), *dev_items("retrieved", retrieved_from)] if use_dev else []
+    dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
     corpus = load_corpus()
-    extract_features(dev, corpus, desc="dev claims")
-    extract_features(synthetic, corpus, desc="synthetic claims")
+    extract_features(dev, corpus, desc="dev claims", blocks=blocks)
+    extract_features(synthetic, corpus, desc="synthetic claims", blocks=blocks)
     items = [*synthetic, *dev]
-    states = load_features(items, corpus)
+    states = load_features(items, corpus, blocks=blocks)
     rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
     raw = np.column_stack([states.astype(np.float64), yes_logits(states, rows)])
     mean, scale = standardise(raw)
@@ -148,13 +150,14 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
         "command": "claimhop train-verifier",
         "trained_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256,
-        "prompt": prompt_version(), "passage_budget_chars": PASSAGE_BUDGET,
+        "prompt": prompt_version(blocks), "passage_budget_chars": PASSAGE_BUDGET, "read_blocks": blocks,
         "training_data": {
             "synthetic": {"file": str(synthetic_path), "sha256": file_sha256(synthetic_path), "items": len(synthetic),
                           "by_variant": counts,
                           "made_from": "HotpotQA questions bundled in claimhop/data/hotpotqa_questions_dev.jsonl.gz "
                                        "and their Wikipedia paragraphs (CC BY-SA 4.0); see claimhop.evaluation.synthetic"},
-            "hover_dev": {"claims": len(dev_uids), "evidence": ["gold", f"retrieved ({retrieved_from})"] if dev else [],
+            "hover_dev": {"claims": len(dev_uids),
+                          "evidence": [k if k == "gold" else f"retrieved ({retrieved_from})" for k in dev_evidence] if dev else [],
                           "file": "claimhop/data/claims_dev.jsonl"},
         },
         "support_head": {"C": c_support, "items": int(len(items)), "supported": int(supported.sum()),
@@ -162,7 +165,7 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
         "kind_head": {"C": c_kind, "items": int(false_synthetic.sum()), "contradicted": int(contradicted[false_synthetic].sum())},
         "yes_calibration": {"a": float(yes_a), "b": float(yes_b), "fitted_on": "synthetic claims only"},
         "folds": FOLDS, "dev_folds": folds,
-        "features_folder": str(features_dir()),
+        "features_folder": str(features_dir(blocks)),
         "seconds": round(time.time() - started, 1),
     }
     save_head(arrays, provenance, out, provenance_out)

@@ -18,12 +18,12 @@ from claimhop.atomic import atomic_path
 from claimhop.cache_root import cache_root
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.retrieval.corpus import Corpus
-from claimhop.verification.passages import passage_messages, passages_read, prompt_version, read_passages
+from claimhop.verification.passages import READ_BLOCKS, passage_messages, passages_read, prompt_version, read_passages
 
 
-def features_dir() -> Path:
-    """Where this prompt's and model's features are kept."""
-    return cache_root() / "verifier-features" / f"{prompt_version()}-{QWEN_CODER_1_5B.sha256[:12]}"
+def features_dir(blocks: int = READ_BLOCKS) -> Path:
+    """Where this prompt's and model's features are kept (read after `blocks` blocks)."""
+    return cache_root() / "verifier-features" / f"{prompt_version(blocks)}-{QWEN_CODER_1_5B.sha256[:12]}"
 
 
 def prompt_key(claim: str, documents: list[dict]) -> str:
@@ -49,11 +49,13 @@ def save_atomic(path: Path, array: np.ndarray) -> None:
         np.save(tmp, array)
 
 
-def extract_features(items: list[dict], corpus: Corpus, folder: Path | None = None, desc: str = "features") -> Path:
-    """Read every item not read yet (one model pass each), with a progress bar; returns the folder."""
+def extract_features(items: list[dict], corpus: Corpus, folder: Path | None = None, desc: str = "features",
+                     blocks: int = READ_BLOCKS) -> Path:
+    """Read every item not read yet (one model pass each, after `blocks` blocks), with a progress bar; returns the
+    folder."""
     from claimhop.lm.provider import local_engine
 
-    folder = folder or features_dir()
+    folder = folder or features_dir(blocks)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {item["key"]: state_path(folder, item["claim"], documents_for(corpus, item["titles"])) for item in items}
     todo = [item for item in items if not paths[item["key"]].is_file()]
@@ -62,7 +64,7 @@ def extract_features(items: list[dict], corpus: Corpus, folder: Path | None = No
     engine = local_engine()
     with tqdm(total=len(items), initial=len(items) - len(todo), desc=desc, unit="claim") as bar:
         for item in todo:
-            reading = read_passages(engine, item["claim"], documents_for(corpus, item["titles"]))
+            reading = read_passages(engine, item["claim"], documents_for(corpus, item["titles"]), blocks=blocks)
             save_atomic(paths[item["key"]], reading.state.astype(np.float32))
             bar.update()
     return folder
@@ -83,9 +85,10 @@ def state_of(claim: str, documents: list[dict], folder: Path | None = None) -> t
     return state, True
 
 
-def load_features(items: list[dict], corpus: Corpus, folder: Path | None = None) -> np.ndarray:
+def load_features(items: list[dict], corpus: Corpus, folder: Path | None = None,
+                  blocks: int = READ_BLOCKS) -> np.ndarray:
     """The saved states of `items`, one row each; a clear error when some were never read."""
-    folder = folder or features_dir()
+    folder = folder or features_dir(blocks)
     paths = [state_path(folder, item["claim"], documents_for(corpus, item["titles"])) for item in items]
     missing = [item["key"] for item, path in zip(items, paths) if not path.is_file()]
     if missing:

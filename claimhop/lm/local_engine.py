@@ -46,6 +46,9 @@ class EngineOptions:
     # and 3-4 of 10 replies changed (docs/speed.md).
     spec_draft: int = 0  # 0: off
     spec_ngram: int = 3
+    # 1: the verifier's hidden states are read on the chat instance itself, as before issue 41: one model
+    # in memory, but each pass overwrites the slot that kept the plan's prompt cached (docs/speed.md measures both)
+    shared_reader: int = 0
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -118,6 +121,29 @@ def chatml(messages: list[dict]) -> str:
     return f"{turns}<|im_start|>assistant\n"
 
 
+class StateReader:
+    """A llama.cpp instance that only reads hidden states (embeddings with last-token pooling), over the model or a
+    copy cut to its first `blocks` blocks. Its own slot keeps the fixed prefix of the verifier's prompt cached, and
+    the chat instance's slot keeps the plan's: one pass no longer evicts the other's prefix (measured in
+    docs/speed.md). The weights are memory-mapped, so the full model's pages are shared with the chat instance."""
+
+    def __init__(self, model_path: Path, options: EngineOptions, blocks: int | None = None):
+        import xllamacpp
+
+        from claimhop.lm.cut_model import cut_path
+
+        self.blocks = blocks
+        self.model_path = model_path if blocks is None else cut_path(blocks)
+        self.server = xllamacpp.Server(server_params(self.model_path, options))
+
+    @classmethod
+    def on(cls, server) -> StateReader:
+        """A reader over an existing instance (the chat one, under CLAIMHOP_LLM_SHARED_READER=1)."""
+        reader = cls.__new__(cls)
+        reader.blocks, reader.model_path, reader.server = None, None, server
+        return reader
+
+
 class LlamaCppEngine:
     """Implements DSPy's engine contract (complete(Request) -> Response) over xllamacpp.Server."""
 
@@ -137,6 +163,7 @@ class LlamaCppEngine:
         # a build with llguidance turns JSON schemas into llguidance grammars, one without into GBNF
         self._llguidance = xllamacpp.json_schema_to_grammar('{"type": "string"}').startswith("%llguidance")
         self._lock = SerialModel()  # one call at a time; tells waiting calls' timeouts they are queued
+        self._reader: StateReader | None = None
         self.calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
@@ -160,13 +187,17 @@ class LlamaCppEngine:
             raise LocalModelError(f"local model returned no completion: {message}")
         return result
 
-    def last_hidden_state(self, messages: list[dict]) -> np.ndarray:
-        """The model's final hidden state (after its last norm, before the output layer) at the last token of the
-        chat-templated prompt, where its reply would start: one prompt pass, no token generated."""
-        text = chatml(messages)
+    def last_hidden_state(self, messages: list[dict], blocks: int | None = None) -> np.ndarray:
+        """The model's hidden state (after its final norm) at the last token of the chat-templated prompt, where its
+        reply would start: one prompt pass, no token generated. `blocks`: read after that many transformer blocks
+        (a cut copy of the model, claimhop.lm.cut_model); None: after all of them.
+
+        The pass runs on a second llama.cpp instance (StateReader), serialised with this one's calls, so it never
+        evicts the prompt a chat call left cached on this instance's one slot."""
+        reader = self.reader(blocks)
         with self._lock:
             started = time.perf_counter()
-            result = self._server.handle_embeddings({"input": [text], "embd_normalize": -1})
+            result = reader.server.handle_embeddings({"input": [chatml(messages)], "embd_normalize": -1})
             seconds = time.perf_counter() - started
             self.calls += 1
             prompt = int(((result or {}).get("usage") or {}).get("prompt_tokens") or 0) if isinstance(result, dict) else 0
@@ -177,6 +208,17 @@ class LlamaCppEngine:
         except (TypeError, KeyError, IndexError):
             message = result.get("error", result) if isinstance(result, dict) else result
             raise LocalModelError(f"local model returned no hidden state: {str(message)[:200]}") from None
+
+    def reader(self, blocks: int | None = None) -> StateReader:
+        """The instance that reads hidden states after `blocks` blocks, loaded on first use; one at a time (a
+        different cut replaces it), so a process holds at most two models."""
+        with self._lock:
+            if self.options.shared_reader and blocks is None:
+                return StateReader.on(self._server)
+            if self._reader is None or self._reader.blocks != blocks:
+                self._reader = None
+                self._reader = StateReader(self.model_path, self.options, blocks)
+            return self._reader
 
     def _body(self, request) -> dict:
         messages = []

@@ -19,7 +19,7 @@ from claimhop.signatures import (
     VerifyClaim,
 )
 from claimhop.verification.head import load_head
-from claimhop.verification.passages import passage_messages
+from claimhop.verification.passages import hidden_state, passage_messages
 
 VERIFIERS = ("passages", "facts", "qa", "single")
 FAILED = {"supported": 0.0, "contradicted_if_not": 0.0, "yes": 0.0, "failed": 1.0}
@@ -55,7 +55,7 @@ def passage_probabilities(model: str, claim: str, passages: list[dict],
     head = load_head()
     messages = passage_messages(claim, passages)
     if (model or LOCAL) == LOCAL:
-        return head.probabilities(local_engine().last_hidden_state(messages))
+        return head.probabilities(hidden_state(local_engine(), messages))
 
     def ask_dspy() -> str:
         with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):

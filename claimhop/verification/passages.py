@@ -25,6 +25,10 @@ from claimhop.sentences import split_sentences
 # 2,000), and the prompt stays ~600 tokens (~8 s on 2 cores).
 PASSAGE_BUDGET = 2400
 PASSAGE_CAP = 1000  # a longer passage is cut at a sentence end, so one article cannot fill the budget alone
+MODEL_BLOCKS = 28  # transformer blocks of the bundled model
+# The state is read after this many blocks, from a copy of the model cut there (claimhop.lm.cut_model): chosen by
+# `python -m benchmarks.layer_sweep` on synthetic claims made from HotpotQA questions (docs/verification.md).
+READ_BLOCKS = 28
 
 
 @dataclass(frozen=True)
@@ -85,16 +89,24 @@ def passage_messages(claim: str, passages: list[dict]) -> list[dict]:
 READING = "chain-order-1"  # how the passages read are chosen and ordered (chain_order); part of the prompt's version
 
 
-def prompt_version() -> str:
-    """A short hash of the prompt's fixed parts, budget and reading rule: a head is only valid for the prompt it was
-    trained on."""
+def prompt_version(blocks: int = READ_BLOCKS) -> str:
+    """A short hash of the prompt's fixed parts, budget, reading rule and the layer read: a head is only valid for the
+    reading it was trained on. (A full-depth reading hashes as it did before layers could be chosen.)"""
     fixed = f"{PASSAGES_SYSTEM}\n{PASSAGES_QUESTION}\n{PASSAGE_BUDGET}\n{PASSAGE_CAP}\n{READING}"
+    if blocks != MODEL_BLOCKS:
+        fixed += f"\nblocks {blocks}"
     return hashlib.sha256(fixed.encode()).hexdigest()[:12]
 
 
-def read_passages(engine, claim: str, documents: list[dict], budget: int = PASSAGE_BUDGET) -> Reading:
-    """One pass of the local model (`engine`: claimhop.lm.local_engine.LlamaCppEngine) over the claim and the
-    passages that fit the budget."""
+def hidden_state(engine, messages: list[dict], blocks: int = READ_BLOCKS) -> np.ndarray:
+    """The state the head reads: after `blocks` blocks of the local model (`engine`:
+    claimhop.lm.local_engine.LlamaCppEngine), at the position where its answer would start."""
+    return engine.last_hidden_state(messages, blocks=None if blocks == MODEL_BLOCKS else blocks)
+
+
+def read_passages(engine, claim: str, documents: list[dict], budget: int = PASSAGE_BUDGET,
+                  blocks: int = READ_BLOCKS) -> Reading:
+    """One pass of the local model over the claim and the passages that fit the budget."""
     passages = passages_read(documents, budget, claim)
-    state = engine.last_hidden_state(passage_messages(claim, passages))
+    state = hidden_state(engine, passage_messages(claim, passages), blocks)
     return Reading(state=state, titles=[p["title"] for p in passages])

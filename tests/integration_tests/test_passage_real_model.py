@@ -43,3 +43,19 @@ def test_readmes_claim_through_the_whole_graph_quotes_each_half_from_its_own_art
     assert singer and all("Cherie Currie" in quoted[fact] for fact in singer), quoted
     assert augeri and all("Steve Augeri" in quoted[fact] for fact in augeri), quoted
     assert "2010 American drama film" not in result["answer"].split("References:")[0]
+
+
+def test_a_verify_pass_keeps_the_plans_prompt_cached():
+    """The verifier's pass runs on its own llama.cpp instance, so the chat slot keeps the prefix the last chat call
+    left (before, the pass overwrote the only slot and the next plan re-read its whole prompt)."""
+    engine = local_engine()
+    body = {"messages": [{"role": "system", "content": "You split a claim into short facts. " * 20},
+                         {"role": "user", "content": "Claim: Steve Augeri is an American singer."}],
+            "max_tokens": 4}
+    engine.chat(body)
+    claim = hover_claim("0012d9a6")
+    engine.last_hidden_state(passage_messages(claim["claim"], passages_read(
+        documents_by_title(load_corpus(), claim["supporting_titles"]))))
+    again = engine.chat(body)
+    prompt = again["usage"]["prompt_tokens"]
+    assert again["timings"]["cache_n"] >= prompt - 8, again["timings"]

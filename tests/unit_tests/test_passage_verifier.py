@@ -144,8 +144,9 @@ class FakeEngine:
     def __init__(self, state):
         self.state, self.messages = state, []
 
-    def last_hidden_state(self, messages):
+    def last_hidden_state(self, messages, blocks=None):
         self.messages.append(messages)
+        self.blocks = blocks
         return self.state
 
 
@@ -182,7 +183,7 @@ def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatc
     passage_verdict = importlib.import_module("claimhop.steps.passage_verdict")
 
     class Broken:
-        def last_hidden_state(self, messages):
+        def last_hidden_state(self, messages, blocks=None):
             raise RuntimeError("llama.cpp said no")
 
     no_dspy_model(monkeypatch)
