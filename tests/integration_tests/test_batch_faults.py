@@ -168,3 +168,18 @@ def test_a_killed_index_pg_leaves_the_old_collection_serving_and_a_running_searc
     assert search.documents([0])[0].text.endswith("He was born in Brooklyn.")  # not the cached old text
     assert search.count == len(changed)
     assert [h.title for h in search.by_title("Brooklyn")] == ["Brooklyn"]
+
+
+def test_a_database_error_after_connecting_is_one_line(postgres_server, tmp_path, pg_home):
+    """A role that may connect but not create a schema: the load fails after connecting, said in one line."""
+    url = new_database(postgres_server, "no_rights")
+    postgres_server.psql("DROP ROLE IF EXISTS reader; CREATE ROLE reader LOGIN;")
+    postgres_server.psql("\\c no_rights\nCREATE EXTENSION IF NOT EXISTS vector; REVOKE CREATE ON SCHEMA public FROM PUBLIC;")
+    limited = url.replace("postgres:@", "reader:@", 1)
+    assert limited != url
+    old = corpus_file(tmp_path, "old.jsonl", SMALL_CORPUS)
+    result = subprocess.run([*index_command(old, limited)], cwd=ROOT, env=pg_home, capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 2 and "loading the collection 'reload' failed: permission denied" in result.stderr
+    said = [line for line in result.stderr.splitlines() if "claimhop:" in line or "rror" in line]
+    assert "Traceback" not in result.stderr and len(said) == 1, result.stderr  # the build's progress, then one line
