@@ -19,6 +19,7 @@ import numpy as np
 from dspy.lm15 import Response, response_from_openai_chat, response_to_events
 
 from claimhop.lm.call_watch import SerialModel
+from claimhop.lm.engine_hint import say_once
 from claimhop.lm.usage import LEDGER
 
 # RAM for llama.cpp's prompt-state cache: a 600-token prompt of the 1.5B model takes ~17 MB, so this holds
@@ -160,6 +161,7 @@ class LlamaCppEngine:
         self.n_ctx = options.n_ctx
         self._server = xllamacpp.Server(params)
         self._xllamacpp = xllamacpp
+        say_once(xllamacpp.get_system_info())
         # a build with llguidance turns JSON schemas into llguidance grammars, one without into GBNF
         self._llguidance = xllamacpp.json_schema_to_grammar('{"type": "string"}').startswith("%llguidance")
         self._lock = SerialModel()  # one call at a time; tells waiting calls' timeouts they are queued

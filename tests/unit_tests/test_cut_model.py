@@ -75,3 +75,4 @@ def test_a_cut_that_does_not_match_its_source_is_refused(tmp_path, monkeypatch):
     with pytest.raises(cut_model.ModelWeightsError, match="do not match"):
         cut_model.cut_path(2, model)
     assert not (tmp_path / "m-first2.gguf").exists()
+
