@@ -455,3 +455,15 @@ def test_a_database_url_is_shown_without_any_password(url):
     shown = shown_url(url)
     assert SECRET not in shown and "db.example" in shown
     assert shown_url("/home/me/checkpoints.sqlite") == "/home/me/checkpoints.sqlite"
+
+
+def test_mcp_checks_host_headers_only_on_a_server_without_a_key(monkeypatch):
+    """Without a key the server is on loopback and the Host check keeps rebinding web pages out; with one, the
+    key does, and the tool must answer whatever name the server is reached by."""
+    pytest.importorskip("mcp")
+    from claimhop.server.mcp_tool import transport_security
+
+    monkeypatch.delenv("CLAIMHOP_SERVER_KEY", raising=False)
+    assert transport_security() is None  # the mcp package's loopback default
+    monkeypatch.setenv("CLAIMHOP_SERVER_KEY", "k3y")
+    assert transport_security().enable_dns_rebinding_protection is False
