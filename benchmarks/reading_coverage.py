@@ -15,7 +15,8 @@ chosen on. Two guards against a rule that reads a gold title but cuts its fact: 
 kept (both datasets) and, for HotpotQA questions whose answer is not yes/no, whether the answer is in the text read.
 No model call; a few seconds of CPU.
 
-    python -m benchmarks.reading_coverage --out docs/results/verifier/reading-coverage
+    python -m benchmarks.reading_coverage --out docs/results/verifier/reading-coverage          # tables, plot
+    python -m benchmarks.reading_coverage --out docs/results/verifier/reading-coverage --grid   # and the choice
 """
 
 from __future__ import annotations
