@@ -42,6 +42,8 @@ RUNS = {
     "90bdf8edeee405d2": "129285c",            # majority, single on gold documents
     "90bdf8edeee405d2-crossfit": "129285c",   # facts on gold documents, thresholds cross-fitted on the same rows
     "c020ec25e6e242e5": "8e5d4b8",            # the speed sample at the facts verifier's defaults
+    "574c2a9079ae1013": "258af9a",            # the speed sample, the verifier's pass on its own instance
+    "8daa05da760447fc": "258af9a",            # the same, the pass on the chat instance (CLAIMHOP_LLM_SHARED_READER=1)
 }
 
 PEERS = {"hybrid": "hybrid", "bm25": "bm25", "hovermultihop": "langProBe's HoverMultiHop"}
@@ -182,7 +184,8 @@ def verdict_row(root: Path, rows_file: Path, details: str) -> Row:
                "only the other, exact McNemar p): " + "; ".join(compared), recorded, details)
 
 
-def speed_row(root: Path, rows_file: Path, earlier_file: Path, earlier_name: str, details: str) -> Row:
+def speed_row(root: Path, rows_file: Path, earlier_file: Path, earlier_name: str, details: str,
+              machine: str = "idle 2-core machine") -> Row:
     """Seconds a claim of the whole graph on the seeded 40-claim dev sample, with the speed benchmarks' figures."""
     runs = _benchmark_runs()
     rows = _rows(root, rows_file, "claimhop")
@@ -199,7 +202,7 @@ def speed_row(root: Path, rows_file: Path, earlier_file: Path, earlier_name: str
                 f"{', '.join(_run(f) for f in _fingerprints(earlier))})")
     recorded = (f"{_link(rows_file)} ({', '.join(_run(f) for f in _fingerprints(rows))}, empty DSPy cache); "
                 f"{_link(earlier_file)}")
-    return Row(f"seconds per claim, seeded {now['claims']}-claim dev sample, idle 2-core machine", figure, compared,
+    return Row(f"seconds per claim, {now['claims']} claims of the seeded 40-claim dev sample, {machine}", figure, compared,
                recorded, details)
 
 
@@ -214,10 +217,11 @@ def rows(root: Path = ROOT) -> list[Row]:
                    recall / "hotpotqa-200.jsonl", recall / "hotpotqa-200-previous.jsonl", "[recall](docs/recall.md)"),
         verdict_row(root, RESULTS / "verifier" / "dev-169.jsonl",
                     "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-b2a37c7)"),
-        speed_row(root, RESULTS / "verifier" / "speed-40-passages.jsonl",
-                  RESULTS / "speed" / "sample-40" / "new.jsonl", "the facts verifier's defaults",
-                  "[verification](docs/verification.md#what-it-costs-the-whole-graph-40-dev-claims-commit-b2a37c7"
-                  "-empty-dspy-cache-idle-2-cores), [speed](docs/speed.md)"),
+        speed_row(root, RESULTS / "speed" / "reader-40" / "new.jsonl",
+                  RESULTS / "speed" / "reader-40" / "one-instance.jsonl",
+                  "the verifier's pass on the chat instance (before), same run", "[speed](docs/speed.md#"
+                  "the-verifiers-pass-on-its-own-instance-issue-41-commit-258af9a)",
+                  "2-core AMD EPYC (AVX2 only), about 3x slower than the Xeon of earlier rows"),
     ]
 
 
