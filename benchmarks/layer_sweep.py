@@ -100,11 +100,9 @@ def table(rows: list[dict]) -> list[str]:
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
+    from claimhop.evaluation.figures import pyplot, save_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     rows = sorted(rows, key=lambda r: r["blocks"])
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot([r["blocks"] for r in rows], [r["auc"] for r in rows], "o-", label="head AUC")
@@ -118,7 +116,7 @@ def plot(rows: list[dict], path: Path) -> None:
         twin.set_ylabel("seconds per pass (bars)")
     ax.legend(loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_png(fig, path)
 
 
 def main() -> None:
@@ -136,11 +134,13 @@ def main() -> None:
         row = measure(blocks, items, corpus)
         rows.append(row)
         print(json.dumps(row), flush=True)
-    with open(OUT.with_suffix(".jsonl"), "a", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row) + "\n")
+    from claimhop.atomic import write_text
+
+    recorded = OUT.with_suffix(".jsonl")
+    earlier = recorded.read_text(encoding="utf-8") if recorded.is_file() else ""
+    write_text(recorded, earlier + "".join(json.dumps(row) + "\n" for row in rows))
     lines = table(rows)
-    OUT.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(OUT.with_suffix(".md"), "\n".join(lines) + "\n")
     plot(rows, OUT.with_suffix(".png"))
     print("\n".join(lines))
     print(f"median passes timed: {statistics.median(r['passes_timed'] for r in rows)}")
