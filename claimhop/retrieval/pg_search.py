@@ -273,7 +273,11 @@ class PgSearch(HybridSearch):
         self.pool = ConnectionPool(url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=True,
                                    check=ConnectionPool.check_connection)
         self._checked = 0.0
-        self._forget(self._read_meta())
+        try:
+            self._forget(self._read_meta())
+        except BaseException:
+            self.pool.close()  # a collection never loaded: no pool left for the garbage collector to stop
+            raise
 
     def _read_meta(self) -> dict:
         rows = self._fetch(f"SELECT key, value FROM {self.schema}.meta",
