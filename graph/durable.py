@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from claimhop.cache_root import cache_root
+from claimhop.redact import shown_url
 
 CHECKPOINTS_ENV = "CLAIMHOP_CHECKPOINTS"
 SETUP_LOCK = 7203641  # the PostgreSQL advisory lock that makes table creation one process at a time
@@ -38,11 +39,8 @@ def is_postgres(target: str) -> bool:
 
 
 def shown(target: str) -> str:
-    """Where checkpoints are, for messages: a database URL without its credentials."""
-    if not is_postgres(target):
-        return target
-    scheme, _, rest = target.partition("://")
-    return f"{scheme}://{rest.rpartition('@')[2]}"
+    """Where checkpoints are, for messages: a database URL without its credentials (userinfo and ?password=)."""
+    return shown_url(target) if is_postgres(target) else target
 
 
 def until_written(stream, key: str) -> dict[str, Any]:

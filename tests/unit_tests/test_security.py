@@ -452,9 +452,12 @@ def test_serve_model_never_prints_its_key(monkeypatch, capsys):
 def test_a_database_url_is_shown_without_any_password(url):
     from claimhop.redact import shown_url
 
-    shown = shown_url(url)
-    assert SECRET not in shown and "db.example" in shown
+    from graph.durable import shown
+
+    for shown_text in (shown_url(url), shown(url)):  # the checkpoint messages print it through graph.durable.shown
+        assert SECRET not in shown_text and "db.example" in shown_text
     assert shown_url("/home/me/checkpoints.sqlite") == "/home/me/checkpoints.sqlite"
+    assert shown("/home/me/checkpoints.sqlite") == "/home/me/checkpoints.sqlite"
 
 
 def test_mcp_checks_host_headers_only_on_a_server_without_a_key(monkeypatch):
