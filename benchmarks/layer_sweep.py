@@ -51,10 +51,11 @@ def cross_validated(x: np.ndarray, y: np.ndarray, groups: list[str]) -> np.ndarr
     return predicted
 
 
-def measure(blocks: int, items: list[dict], corpus) -> dict:
+def measure(blocks: int, items: list[dict], corpus, answers: np.ndarray) -> dict:
+    """One layer's row; `answers`: the output layer's answer rows (read from the GGUF once, not per layer)."""
     from sklearn.metrics import f1_score, roc_auc_score
 
-    from claimhop.evaluation.train_verifier import answer_rows, standardise, yes_logits
+    from claimhop.evaluation.train_verifier import standardise, yes_logits
     from claimhop.evaluation.verifier_features import (
         documents_for,
         extract_features,
@@ -63,6 +64,7 @@ def measure(blocks: int, items: list[dict], corpus) -> dict:
         state_path,
     )
     from claimhop.lm.cut_model import cut_path
+    from claimhop.verification.passages import MODEL_BLOCKS
     from claimhop.lm.weights import gguf_path
 
     folder = features_dir(blocks)
@@ -71,8 +73,8 @@ def measure(blocks: int, items: list[dict], corpus) -> dict:
     extract_features(items, corpus, desc=f"{blocks} blocks", blocks=blocks)
     seconds = time.perf_counter() - started
     states = load_features(items, corpus, blocks=blocks)
-    model = gguf_path() if blocks == 28 else cut_path(blocks)
-    raw = np.column_stack([states.astype(np.float64), yes_logits(states, answer_rows(gguf_path()))])
+    model = gguf_path() if blocks == MODEL_BLOCKS else cut_path(blocks)
+    raw = np.column_stack([states.astype(np.float64), yes_logits(states, answers)])
     mean, scale = standardise(raw)
     x = (raw - mean) / scale
     y = np.array([i["label"] == "SUPPORTED" for i in items], dtype=int)
@@ -120,6 +122,8 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def main() -> None:
+    from claimhop.evaluation.train_verifier import answer_rows
+    from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -128,22 +132,23 @@ def main() -> None:
     args = parser.parse_args()
     items = chosen_items(args.groups)
     corpus = load_corpus()
+    answers = answer_rows(gguf_path())  # parsing the GGUF takes ~12 s: once, not per layer
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
+    results = []
     for blocks in args.blocks:
-        row = measure(blocks, items, corpus)
-        rows.append(row)
+        row = measure(blocks, items, corpus, answers)
+        results.append(row)
         print(json.dumps(row), flush=True)
     from claimhop.atomic import write_text
 
     recorded = OUT.with_suffix(".jsonl")
     earlier = recorded.read_text(encoding="utf-8") if recorded.is_file() else ""
-    write_text(recorded, earlier + "".join(json.dumps(row) + "\n" for row in rows))
-    lines = table(rows)
+    write_text(recorded, earlier + "".join(json.dumps(row) + "\n" for row in results))
+    lines = table(results)
     write_text(OUT.with_suffix(".md"), "\n".join(lines) + "\n")
-    plot(rows, OUT.with_suffix(".png"))
+    plot(results, OUT.with_suffix(".png"))
     print("\n".join(lines))
-    print(f"median passes timed: {statistics.median(r['passes_timed'] for r in rows)}")
+    print(f"median passes timed: {statistics.median(r['passes_timed'] for r in results)}")
 
 
 if __name__ == "__main__":

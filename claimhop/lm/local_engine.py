@@ -122,27 +122,24 @@ def chatml(messages: list[dict]) -> str:
     return f"{turns}<|im_start|>assistant\n"
 
 
+@dataclass(frozen=True)
 class StateReader:
-    """A llama.cpp instance that only reads hidden states (embeddings with last-token pooling), over the model or a
-    copy cut to its first `blocks` blocks. Its own slot keeps the fixed prefix of the verifier's prompt cached, and
-    the chat instance's slot keeps the plan's: one pass no longer evicts the other's prefix (measured in
-    docs/speed.md). The weights are memory-mapped, so the full model's pages are shared with the chat instance."""
+    """A llama.cpp instance that reads hidden states (embeddings with last-token pooling), over the model or a copy
+    cut to its first `blocks` blocks. Its own slot keeps the fixed prefix of the verifier's prompt cached, and the chat
+    instance's slot keeps the plan's: one pass no longer evicts the other's prefix (measured in docs/speed.md). The
+    weights are memory-mapped, so the full model's pages are shared with the chat instance."""
 
-    def __init__(self, model_path: Path, options: EngineOptions, blocks: int | None = None):
+    server: Any
+    blocks: int | None = None
+
+    @classmethod
+    def load(cls, model_path: Path, options: EngineOptions, blocks: int | None = None) -> StateReader:
         import xllamacpp
 
         from claimhop.lm.cut_model import cut_path
 
-        self.blocks = blocks
-        self.model_path = model_path if blocks is None else cut_path(blocks)
-        self.server = xllamacpp.Server(server_params(self.model_path, options))
-
-    @classmethod
-    def on(cls, server) -> StateReader:
-        """A reader over an existing instance (the chat one, under CLAIMHOP_LLM_SHARED_READER=1)."""
-        reader = cls.__new__(cls)
-        reader.blocks, reader.model_path, reader.server = None, None, server
-        return reader
+        path = model_path if blocks is None else cut_path(blocks)
+        return cls(xllamacpp.Server(server_params(path, options)), blocks)
 
 
 class LlamaCppEngine:
@@ -216,10 +213,10 @@ class LlamaCppEngine:
         different cut replaces it), so a process holds at most two models."""
         with self._lock:
             if self.options.shared_reader and blocks is None:
-                return StateReader.on(self._server)
+                return StateReader(self._server)
             if self._reader is None or self._reader.blocks != blocks:
-                self._reader = None
-                self._reader = StateReader(self.model_path, self.options, blocks)
+                self._reader = None  # the old instance goes before the next loads: never three models at once
+                self._reader = StateReader.load(self.model_path, self.options, blocks)
             return self._reader
 
     def _body(self, request) -> dict:
