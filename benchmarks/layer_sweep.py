@@ -64,15 +64,16 @@ def measure(blocks: int, items: list[dict], corpus, answers: np.ndarray) -> dict
         state_path,
     )
     from claimhop.lm.cut_model import cut_path
-    from claimhop.verification.passages import MODEL_BLOCKS
     from claimhop.lm.weights import gguf_path
+    from claimhop.verification.passages import MODEL_BLOCKS, reading_rule
 
-    folder = features_dir(blocks)
-    unread = sum(not state_path(folder, i["claim"], documents_for(corpus, i["titles"])).is_file() for i in items)
+    rule = reading_rule(blocks=blocks)
+    folder = features_dir(rule)
+    unread = sum(not state_path(folder, i["claim"], documents_for(corpus, i["titles"]), rule).is_file() for i in items)
     started = time.perf_counter()
-    extract_features(items, corpus, desc=f"{blocks} blocks", blocks=blocks)
+    extract_features(items, corpus, desc=f"{blocks} blocks", rule=rule)
     seconds = time.perf_counter() - started
-    states = load_features(items, corpus, blocks=blocks)
+    states = load_features(items, corpus, rule=rule)
     model = gguf_path() if blocks == MODEL_BLOCKS else cut_path(blocks)
     raw = np.column_stack([states.astype(np.float64), yes_logits(states, answers)])
     mean, scale = standardise(raw)

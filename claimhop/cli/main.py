@@ -443,7 +443,7 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     from claimhop.evaluation.train_verifier import train_verifier
     from claimhop.evaluation.verifier_report import training_report
     from claimhop.verification.head import HEAD_FILE
-    from claimhop.verification.passages import READ_BLOCKS
+    from claimhop.verification.passages import READ_BLOCKS, READING, reading_rule
 
     stop_at_once_on_ctrl_c()
     synthetic = Path(args.synthetic)
@@ -457,9 +457,13 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     retrieved = Path(args.retrieved_from)
     if not args.no_dev and not retrieved.is_file():
         raise UsageError(f"--retrieved-from {retrieved}: no such file (run `claimhop eval --systems claimhop` first)")
+    try:
+        rule = reading_rule(args.reading or READING, args.blocks or READ_BLOCKS)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     out = Path(args.out) if args.out else HEAD_FILE
     result = train_verifier(synthetic, retrieved, out, out.with_suffix(".json"), use_dev=not args.no_dev,
-                            blocks=args.blocks or READ_BLOCKS, dev_evidence=tuple(args.dev_evidence))
+                            rule=rule, dev_evidence=tuple(args.dev_evidence))
     report = training_report(result)
     print(report)
     write_text(Path(args.report), report + "\n")
@@ -649,6 +653,8 @@ def parser() -> argparse.ArgumentParser:
                        help="the documents dev claims are read on for training (default: both)")
     train.add_argument("--blocks", type=int, help="read the state after this many transformer blocks (default: as the "
                        "shipped verifier reads, claimhop.verification.passages.READ_BLOCKS; see benchmarks.layer_sweep)")
+    train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.verification.passages."
+                       "READING; the rules are its READINGS: chain-order-1, chain-order-2)")
     train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
                        "provenance is written beside it as .json)")
     train.add_argument("--report", default="docs/results/verifier/training.md", help="the training report")

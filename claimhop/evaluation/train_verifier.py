@@ -22,7 +22,7 @@ from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, syntheti
 from claimhop.evaluation.verifier_features import extract_features, features_dir, load_features
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.verification.head import HEAD_FILE, PROVENANCE_FILE, Logistic, save_head
-from claimhop.verification.passages import PASSAGE_BUDGET, READ_BLOCKS, prompt_version
+from claimhop.verification.passages import ReadingRule, reading_rule
 
 SYNTHETIC_CLAIMS = Path("docs/results/verifier/synthetic-claims.jsonl")
 FOLDS = 5
@@ -87,21 +87,22 @@ def file_sha256(path: Path) -> str:
 
 def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path = DEV_RETRIEVED,
                    out: Path = HEAD_FILE, provenance_out: Path = PROVENANCE_FILE, use_dev: bool = True,
-                   report_dir: Path | None = None, blocks: int = READ_BLOCKS,
+                   report_dir: Path | None = None, rule: ReadingRule | None = None,
                    dev_evidence: tuple[str, ...] = ("gold", "retrieved")) -> dict:
-    """Features for every item (read once, after `blocks` blocks), the heads, cross-fitted dev predictions, the
-    weights file. `dev_evidence`: which documents the dev claims are read on for training (gold, retrieved)."""
+    """Features for every item (read once, as `rule` reads), the heads, cross-fitted dev predictions, the weights
+    file. `dev_evidence`: which documents the dev claims are read on for training (gold, retrieved)."""
     from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
     started = time.time()
     synthetic = synthetic_items(synthetic_path)
     dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
+    rule = rule or reading_rule()
     corpus = load_corpus()
-    extract_features(dev, corpus, desc="dev claims", blocks=blocks)
-    extract_features(synthetic, corpus, desc="synthetic claims", blocks=blocks)
+    extract_features(dev, corpus, desc="dev claims", rule=rule)
+    extract_features(synthetic, corpus, desc="synthetic claims", rule=rule)
     items = [*synthetic, *dev]
-    states = load_features(items, corpus, blocks=blocks)
+    states = load_features(items, corpus, rule=rule)
     rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
     raw = np.column_stack([states.astype(np.float64), yes_logits(states, rows)])
     mean, scale = standardise(raw)
@@ -150,7 +151,7 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
         "command": "claimhop train-verifier",
         "trained_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256,
-        "prompt": prompt_version(blocks), "passage_budget_chars": PASSAGE_BUDGET, "read_blocks": blocks,
+        "prompt": rule.version(), "reading": rule.name, "passage_budget_chars": rule.budget, "read_blocks": rule.blocks,
         "training_data": {
             "synthetic": {"file": str(synthetic_path), "sha256": file_sha256(synthetic_path), "items": len(synthetic),
                           "by_variant": counts,
@@ -165,7 +166,7 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
         "kind_head": {"C": c_kind, "items": int(false_synthetic.sum()), "contradicted": int(contradicted[false_synthetic].sum())},
         "yes_calibration": {"a": float(yes_a), "b": float(yes_b), "fitted_on": "synthetic claims only"},
         "folds": FOLDS, "dev_folds": folds,
-        "features_folder": str(features_dir(blocks)),
+        "features_folder": str(features_dir(rule)),
         "seconds": round(time.time() - started, 1),
     }
     save_head(arrays, provenance, out, provenance_out)

@@ -18,23 +18,23 @@ from claimhop.atomic import atomic_path
 from claimhop.cache_root import cache_root
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.retrieval.corpus import Corpus
-from claimhop.verification.passages import READ_BLOCKS, passage_messages, passages_read, prompt_version, read_passages
+from claimhop.verification.passages import ReadingRule, passage_messages, passages_read, read_passages, reading_rule
 
 
-def features_dir(blocks: int = READ_BLOCKS) -> Path:
-    """Where this prompt's and model's features are kept (read after `blocks` blocks)."""
-    return cache_root() / "verifier-features" / f"{prompt_version(blocks)}-{QWEN_CODER_1_5B.sha256[:12]}"
+def features_dir(rule: ReadingRule | None = None) -> Path:
+    """Where the features of this reading (prompt, rule, layer) and model are kept."""
+    return cache_root() / "verifier-features" / f"{(rule or reading_rule()).version()}-{QWEN_CODER_1_5B.sha256[:12]}"
 
 
-def prompt_key(claim: str, documents: list[dict]) -> str:
+def prompt_key(claim: str, documents: list[dict], rule: ReadingRule) -> str:
     """A hash of exactly what the model reads (the chat messages), so a saved state is reused only for the same
     prompt, whatever documents or order led to it."""
-    messages = passage_messages(claim, passages_read(documents, claim=claim))
+    messages = passage_messages(claim, passages_read(documents, claim, rule))
     return hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()[:24]
 
 
-def state_path(folder: Path, claim: str, documents: list[dict]) -> Path:
-    return folder / f"{prompt_key(claim, documents)}.npy"
+def state_path(folder: Path, claim: str, documents: list[dict], rule: ReadingRule) -> Path:
+    return folder / f"{prompt_key(claim, documents, rule)}.npy"
 
 
 def documents_for(corpus: Corpus, titles: list[str]) -> list[dict]:
@@ -50,46 +50,50 @@ def save_atomic(path: Path, array: np.ndarray) -> None:
 
 
 def extract_features(items: list[dict], corpus: Corpus, folder: Path | None = None, desc: str = "features",
-                     blocks: int = READ_BLOCKS) -> Path:
-    """Read every item not read yet (one model pass each, after `blocks` blocks), with a progress bar; returns the
+                     rule: ReadingRule | None = None) -> Path:
+    """Read every item not read yet (one model pass each, as `rule` reads), with a progress bar; returns the
     folder."""
     from claimhop.lm.provider import local_engine
 
-    folder = folder or features_dir(blocks)
+    rule = rule or reading_rule()
+    folder = folder or features_dir(rule)
     folder.mkdir(parents=True, exist_ok=True)
-    paths = {item["key"]: state_path(folder, item["claim"], documents_for(corpus, item["titles"])) for item in items}
+    paths = {item["key"]: state_path(folder, item["claim"], documents_for(corpus, item["titles"]), rule)
+             for item in items}
     todo = [item for item in items if not paths[item["key"]].is_file()]
     if not todo:
         return folder
     engine = local_engine()
     with tqdm(total=len(items), initial=len(items) - len(todo), desc=desc, unit="claim") as bar:
         for item in todo:
-            reading = read_passages(engine, item["claim"], documents_for(corpus, item["titles"]), blocks=blocks)
+            reading = read_passages(engine, item["claim"], documents_for(corpus, item["titles"]), rule)
             save_atomic(paths[item["key"]], reading.state.astype(np.float32))
             bar.update()
     return folder
 
 
-def state_of(claim: str, documents: list[dict], folder: Path | None = None) -> tuple[np.ndarray, bool]:
+def state_of(claim: str, documents: list[dict], rule: ReadingRule, folder: Path | None = None
+             ) -> tuple[np.ndarray, bool]:
     """The hidden state for the claim on these documents: saved by an earlier read (train-verifier, eval-verify), or
     read now and saved. Second value: whether it was read now."""
     from claimhop.lm.provider import local_engine
 
-    folder = folder or features_dir()
-    path = state_path(folder, claim, documents)
+    folder = folder or features_dir(rule)
+    path = state_path(folder, claim, documents, rule)
     if path.is_file():
         return np.load(path), False
     folder.mkdir(parents=True, exist_ok=True)
-    state = read_passages(local_engine(), claim, documents).state.astype(np.float32)
+    state = read_passages(local_engine(), claim, documents, rule).state.astype(np.float32)
     save_atomic(path, state)
     return state, True
 
 
 def load_features(items: list[dict], corpus: Corpus, folder: Path | None = None,
-                  blocks: int = READ_BLOCKS) -> np.ndarray:
+                  rule: ReadingRule | None = None) -> np.ndarray:
     """The saved states of `items`, one row each; a clear error when some were never read."""
-    folder = folder or features_dir(blocks)
-    paths = [state_path(folder, item["claim"], documents_for(corpus, item["titles"])) for item in items]
+    rule = rule or reading_rule()
+    folder = folder or features_dir(rule)
+    paths = [state_path(folder, item["claim"], documents_for(corpus, item["titles"]), rule) for item in items]
     missing = [item["key"] for item, path in zip(items, paths) if not path.is_file()]
     if missing:
         raise ValueError(f"{len(missing)} items have no features in {folder} (run `claimhop train-verifier` to read "

@@ -135,7 +135,7 @@ def passages_verdict(claim: dict, documents: list[dict], yes_only: bool = False)
     from claimhop.verification.head import decide, load_head
 
     head = load_head()
-    state, read_now = state_of(claim["claim"], documents)
+    state, read_now = state_of(claim["claim"], documents, head.reading)
     probs = head.probabilities(state, claim["uid"])
     if yes_only:
         a, b = head.yes_calibration

@@ -55,7 +55,7 @@ def passage_probabilities(model: str, claim: str, passages: list[dict],
     head = load_head()
     messages = passage_messages(claim, passages)
     if (model or LOCAL) == LOCAL:
-        return head.probabilities(hidden_state(local_engine(), messages))
+        return head.probabilities(hidden_state(local_engine(), messages, head.reading.blocks))
 
     def ask_dspy() -> str:
         with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):

@@ -17,14 +17,15 @@ from state.schema import Evidence, State
 def verify_by_passages(state: State, ctx: Context, program: ClaimHopProgram) -> dict:
     """The verify node's update under `verifier=passages`: the program's Verify reads the passages in one pass."""
     facts, degraded, split_calls = atomic_facts(state, ctx)
-    passages = passages_read(state.get("selected", []), claim=state["claim"])
+    head = load_head()
+    passages = passages_read(state.get("selected", []), state["claim"], head.reading)
     step = program.verify
     out, failed = call_lm(ctx, "verify", lambda: step(claim=state["claim"], passages=passages, model=ctx.model),
                           step.fallback)
     probs = out.probabilities
     if failed:
         degraded = f"{degraded}; {failed}" if degraded else failed
-    verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], load_head().threshold)
+    verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], head.threshold)
     if probs.get("failed"):
         verdict, confidence = "INSUFFICIENT_INFO", 0.0
     evidence: list[Evidence] = []

@@ -21,6 +21,7 @@ import numpy as np
 
 from claimhop.atomic import atomic_path, write_text
 from claimhop.data import bundled
+from claimhop.verification.passages import MODEL_BLOCKS, ReadingRule, reading_rule
 
 HEAD_FILE = bundled("verifier_head.npz")
 PROVENANCE_FILE = bundled("verifier_head.json")
@@ -58,6 +59,11 @@ class VerdictHead:
     fold_support: list[Logistic] = field(default_factory=list)
     provenance: dict = field(default_factory=dict)
 
+    @property
+    def reading(self) -> ReadingRule:
+        """How the passages are read for this head: as they were read for its training."""
+        return reading_of(self.provenance)
+
     def yes_logit(self, state: np.ndarray) -> float:
         """The model's log-odds of answering yes rather than no, from the state (what its answer would say)."""
         logits = self.answer_rows @ state
@@ -78,6 +84,12 @@ class VerdictHead:
                 "yes": float(1.0 / (1.0 + np.exp(-np.clip(self.yes_logit(state), -50, 50))))}
 
 
+def reading_of(provenance: dict) -> ReadingRule:
+    """The reading a head's provenance names (chain-order-1 at full depth for heads trained before readings had
+    names)."""
+    return reading_rule(provenance.get("reading", "chain-order-1"), provenance.get("read_blocks", MODEL_BLOCKS))
+
+
 def decide(p_supported: float, p_contradicted: float, threshold: float) -> tuple[str, float]:
     """The user's three labels from the two heads: SUPPORTED with confidence P(supported); otherwise CONTRADICTED
     or INSUFFICIENT_INFO by the kind head, with confidence 1 - P(supported) (how sure the claim is not supported)."""
@@ -95,9 +107,8 @@ def save_head(head_arrays: dict[str, np.ndarray], provenance: dict, npz: Path = 
 
 
 def load_head(npz: Path = HEAD_FILE, json_path: Path = PROVENANCE_FILE) -> VerdictHead:
-    """The shipped head, checked against the model and prompt it is used with; loaded once per process."""
+    """The shipped head, checked against the model and the reading it names; loaded once per process."""
     from claimhop.lm.weights import QWEN_CODER_1_5B
-    from claimhop.verification.passages import prompt_version
 
     key = str(npz)
     with _LOCK:
@@ -106,10 +117,14 @@ def load_head(npz: Path = HEAD_FILE, json_path: Path = PROVENANCE_FILE) -> Verdi
         if not npz.is_file() or not json_path.is_file():
             raise HeadError(f"the passage verifier's head {npz} is missing: make it with `{TRAIN_COMMAND}`")
         provenance = json.loads(json_path.read_text(encoding="utf-8"))
-        if provenance.get("model_sha256") != QWEN_CODER_1_5B.sha256 or provenance.get("prompt") != prompt_version():
+        try:
+            version = reading_of(provenance).version()
+        except ValueError as error:
+            raise HeadError(f"the passage verifier's head {npz}: {error}: retrain it with `{TRAIN_COMMAND}`") from None
+        if provenance.get("model_sha256") != QWEN_CODER_1_5B.sha256 or provenance.get("prompt") != version:
             raise HeadError(f"the passage verifier's head {npz} was trained for another model or prompt "
                             f"(model {str(provenance.get('model_sha256'))[:12]}, prompt {provenance.get('prompt')}; "
-                            f"this run: {QWEN_CODER_1_5B.sha256[:12]}, {prompt_version()}): retrain it with `{TRAIN_COMMAND}`")
+                            f"this run: {QWEN_CODER_1_5B.sha256[:12]}, {version}): retrain it with `{TRAIN_COMMAND}`")
         with np.load(npz) as data:
             arrays = {name: data[name] for name in data.files}
         folds = int(arrays["fold_weights"].shape[0])

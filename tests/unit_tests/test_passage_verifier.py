@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,7 +14,13 @@ import pytest
 from claimhop.steps.answer import fact_lines
 from claimhop.verification import head as head_module
 from claimhop.verification.head import HeadError, Logistic, VerdictHead, decide, load_head, save_head
-from claimhop.verification.passages import PASSAGE_CAP, passage_messages, passages_read, prompt_version
+from claimhop.verification.passages import (
+    PASSAGE_CAP,
+    READINGS,
+    passage_messages,
+    passages_read,
+    reading_rule,
+)
 from claimhop.verification.quotes import quotes_for
 
 CURRIE = ("Cherie Ann Currie (born November 30, 1959) is an American musician (instrumentalist, singer, songwriter), "
@@ -29,17 +36,21 @@ DOCS = [{"title": "The Runaways (film)", "text": FILM}, {"title": "Steve Augeri"
         {"title": "Cherie Currie", "text": CURRIE}]
 
 
+def within(budget: int, name: str = "chain-order-1"):
+    return replace(READINGS[name], budget=budget)
+
+
 def test_passages_are_read_whole_in_selection_order_within_the_budget():
     docs = [{"title": f"D{i}", "text": "x" * 500} for i in range(10)]
-    read = passages_read(docs, budget=1600)
+    read = passages_read(docs, rule=within(1600))
     assert [p["title"] for p in read] == ["D0", "D1", "D2"]  # 3 x ~506 characters fit in 1,600
     assert all(p["text"] == "x" * 500 for p in read)
     # one too long for what is left is skipped, a shorter one after it still fits
     mixed = [{"title": "A", "text": "a" * 900}, {"title": "B", "text": "b" * 900}, {"title": "C", "text": "c" * 200}]
-    assert [p["title"] for p in passages_read(mixed, budget=1200)] == ["A", "C"]
+    assert [p["title"] for p in passages_read(mixed, rule=within(1200))] == ["A", "C"]
     # a passage longer than the cap is cut at a sentence end; the first is always read
     long = [{"title": "L", "text": " ".join(f"Sentence number {i} is here." for i in range(200))}]
-    read = passages_read(long, budget=10)
+    read = passages_read(long, rule=within(10))
     assert len(read) == 1 and len(read[0]["text"]) <= PASSAGE_CAP and read[0]["text"].endswith(".")
 
 
@@ -52,7 +63,7 @@ def test_passages_are_read_in_the_order_of_the_claims_chain():
     order = [d["title"] for d in chain_order(claim, selected)]
     # named by the claim first, then what they name (the next hop), then the rest, each in selection order
     assert order == ["The Runaways (film)", "Steve Augeri", "Foxes (soundtrack)", "Cherie Currie", "Casablanca (film)"]
-    budgeted = passages_read(selected, budget=700, claim=claim)
+    budgeted = passages_read(selected, claim, within(700))
     assert [p["title"] for p in budgeted][:2] == ["The Runaways (film)", "Steve Augeri"]
 
 
@@ -108,8 +119,45 @@ def test_a_missing_or_mismatched_head_file_names_the_command_that_makes_it(tmp_p
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": "another"}, npz, meta)
     with pytest.raises(HeadError, match="another model or prompt.*claimhop train-verifier"):
         load_head(npz, meta)
-    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": prompt_version()}, npz, meta)
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": reading_rule().version()}, npz, meta)
     assert load_head(npz, meta).threshold == 0.5
+
+
+def test_a_head_reads_the_passages_the_way_it_was_trained(tmp_path, monkeypatch):
+    """The head's provenance names its reading and layer; the run reads that way, and a head naming a reading this
+    version does not know is refused with the command that retrains it."""
+    from claimhop.lm.weights import QWEN_CODER_1_5B
+
+    monkeypatch.setattr(head_module, "_LOADED", {})
+    npz, meta = tmp_path / "head.npz", tmp_path / "head.json"
+    rule = reading_rule("chain-order-2", 21)
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
+                              "reading": "chain-order-2", "read_blocks": 21}, npz, meta)
+    assert load_head(npz, meta).reading == rule
+    assert rule.version() not in (reading_rule("chain-order-2").version(), reading_rule().version())
+    monkeypatch.setattr(head_module, "_LOADED", {})
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
+                              "reading": "chain-order-9"}, npz, meta)
+    with pytest.raises(HeadError, match="unknown reading 'chain-order-9'.*claimhop train-verifier"):
+        load_head(npz, meta)
+
+
+def test_chain_order_2_follows_names_as_claims_write_them_and_leads_the_rest():
+    """chain-order-2: a name matches without its accent or possessive, one season of a named series stays on the
+    chain, chain passages are cut at 600 characters and the rest to a 300-character lead."""
+    long = " ".join(f"Sentence {i} of the article says a thing." for i in range(40))
+    selected = [{"title": "Other", "text": long},
+                {"title": "Gisèle Bündchen", "text": "Gisèle Bündchen is a model. " + long},
+                {"title": "The Apprentice (season 8)", "text": "Season 8."},
+                {"title": "The Apprentice (season 13)", "text": "Season 13."}]
+    claim = "Gisele Bundchen's husband was on The Apprentice (season 13)."
+    order = [p["title"] for p in passages_read(selected, claim, READINGS["chain-order-2"])]
+    assert order == ["Gisèle Bündchen", "The Apprentice (season 13)", "Other", "The Apprentice (season 8)"]
+    assert [p["title"] for p in passages_read(selected, claim, READINGS["chain-order-1"])][0] != "Gisèle Bündchen"
+    read = {p["title"]: p["text"] for p in passages_read(selected, claim, READINGS["chain-order-2"])}
+    assert 300 < len(read["Gisèle Bündchen"]) <= 600 and len(read["Other"]) <= 300
+    with pytest.raises(ValueError, match="unknown reading"):
+        reading_rule("chain-order-0")
 
 
 def test_the_shipped_head_loads_and_says_what_it_was_trained_on():
