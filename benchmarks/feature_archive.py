@@ -1,0 +1,70 @@
+"""Keep the passage verifier's read states with the results, so a retrain or a head comparison on another machine
+costs no model time: `save` packs a reading's feature cache (one .npy per prompt read, claimhop.evaluation.
+verifier_features) into one compressed file under docs/results/verifier/features/, `load` unpacks it into the cache
+(never over a state already there). The file is named like the cache folder (prompt version and model hash), so it
+only ever serves the reading and model that made it.
+
+    python -m benchmarks.feature_archive save --reading chain-order-2@21
+    python -m benchmarks.feature_archive load --reading chain-order-2@21
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.head_sources import parse_reading
+from claimhop.atomic import atomic_path
+from claimhop.evaluation.verifier_features import features_dir, save_atomic
+
+ARCHIVE_DIR = Path("docs/results/verifier/features")
+
+
+def archive_path(folder: Path) -> Path:
+    return ARCHIVE_DIR / f"{folder.name}.npz"
+
+
+def save(folder: Path) -> int:
+    """Every state in `folder`, float32 as read, in one compressed file (written atomically)."""
+    states = {path.stem: np.load(path) for path in sorted(folder.glob("*.npy"))}
+    if not states:
+        raise SystemExit(f"no states in {folder}: read them first (`claimhop train-verifier`)")
+    target = archive_path(folder)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(target, suffix=".npz") as tmp:
+        np.savez_compressed(tmp, **states)
+    return len(states)
+
+
+def load(folder: Path) -> int:
+    """The archived states not yet in the cache, each written on its own (a crash leaves whole files)."""
+    source = archive_path(folder)
+    if not source.is_file():
+        raise SystemExit(f"no archive {source} for this reading and model")
+    folder.mkdir(parents=True, exist_ok=True)
+    added = 0
+    with np.load(source) as archive:
+        for key in archive.files:
+            path = folder / f"{key}.npy"
+            if not path.is_file():
+                save_atomic(path, archive[key])
+                added += 1
+    return added
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", choices=("save", "load"))
+    parser.add_argument("--reading", default="chain-order-1@28", help="NAME@BLOCKS, as benchmarks.head_sources takes")
+    args = parser.parse_args()
+    folder = features_dir(parse_reading(args.reading))
+    if args.action == "save":
+        print(f"{save(folder)} states from {folder} -> {archive_path(folder)}")
+    else:
+        print(f"{load(folder)} states from {archive_path(folder)} -> {folder}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""The verifier's read states travel with the results: saved into one archive and loaded back into an empty cache,
+every state comes back as it was read, and a state already in the cache is never overwritten."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks import feature_archive
+
+
+def test_states_round_trip_through_the_archive(tmp_path, monkeypatch):
+    monkeypatch.setattr(feature_archive, "ARCHIVE_DIR", tmp_path / "archive")
+    cache = tmp_path / "cache" / "abc123-def456"
+    cache.mkdir(parents=True)
+    states = {f"key{i}": np.random.default_rng(i).normal(size=1536).astype(np.float32) for i in range(3)}
+    for key, state in states.items():
+        np.save(cache / f"{key}.npy", state)
+    assert feature_archive.save(cache) == 3
+    assert feature_archive.archive_path(cache).name == "abc123-def456.npz"
+
+    fresh = tmp_path / "other" / "abc123-def456"
+    kept = np.ones(1536, dtype=np.float32)
+    fresh.mkdir(parents=True)
+    np.save(fresh / "key0.npy", kept)
+    assert feature_archive.load(fresh) == 2
+    assert np.array_equal(np.load(fresh / "key0.npy"), kept)
+    for key in ("key1", "key2"):
+        assert np.array_equal(np.load(fresh / f"{key}.npy"), states[key])
