@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from claimhop.evaluation.report import macro_f1, mcnemar_exact
-from claimhop.evaluation.train_verifier import SYNTHETIC_CLAIMS, answer_rows, fit_logistic, standardise, yes_logits
+from claimhop.evaluation.train_verifier import SYNTHETIC_CLAIMS, answer_rows, fit_logistic, head_inputs
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
 from claimhop.evaluation.verifier_features import documents_for, features_dir, load_features, state_path
 from claimhop.evaluation.verifier_report import auc, cross_fitted
@@ -63,9 +63,7 @@ def predictions(rule: ReadingRule, synthetic: list[dict], dev: dict[str, list[di
     dev_read = [item for kind in kinds for item in dev[kind]]
     items = [*(synthetic if have_synthetic else []), *dev_read]
     states = load_features(items, corpus, rule=rule)
-    raw = np.column_stack([states.astype(np.float64), yes_logits(states, rows)])
-    mean, scale = standardise(raw)
-    x = (raw - mean) / scale
+    x, _, _ = head_inputs(states, rows)
     y = np.array([i["label"] == "SUPPORTED" for i in items], dtype=int)
     groups = [i["group"] for i in items]
     is_synthetic = np.array([i["source"] == "synthetic" for i in items])

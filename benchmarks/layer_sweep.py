@@ -55,7 +55,7 @@ def measure(blocks: int, items: list[dict], corpus, answers: np.ndarray) -> dict
     """One layer's row; `answers`: the output layer's answer rows (read from the GGUF once, not per layer)."""
     from sklearn.metrics import f1_score, roc_auc_score
 
-    from claimhop.evaluation.train_verifier import standardise, yes_logits
+    from claimhop.evaluation.train_verifier import head_inputs
     from claimhop.evaluation.verifier_features import (
         documents_for,
         extract_features,
@@ -75,13 +75,11 @@ def measure(blocks: int, items: list[dict], corpus, answers: np.ndarray) -> dict
     seconds = time.perf_counter() - started
     states = load_features(items, corpus, rule=rule)
     model = gguf_path() if blocks == MODEL_BLOCKS else cut_path(blocks)
-    raw = np.column_stack([states.astype(np.float64), yes_logits(states, answers)])
-    mean, scale = standardise(raw)
-    x = (raw - mean) / scale
+    x, _, _ = head_inputs(states, answers)
     y = np.array([i["label"] == "SUPPORTED" for i in items], dtype=int)
     groups = [i["group"] for i in items]
     p = cross_validated(x, y, groups)
-    yes_only = raw[:, -1]
+    yes_only = x[:, -1]  # standardised: the same order, so the same AUC
     return {"blocks": blocks, "items": len(items), "supported": int(y.sum()),
             "auc": round(float(roc_auc_score(y, p)), 4),
             "macro_f1": round(100 * float(f1_score(y, p >= 0.5, average="macro")), 1),

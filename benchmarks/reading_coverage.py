@@ -23,11 +23,8 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import html
 import json
-import re
 import statistics
-import unicodedata
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
@@ -103,16 +100,10 @@ def _sentences(text: str) -> tuple[str, ...]:
     return tuple(split_sentences(text))
 
 
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
-
-
 @lru_cache(maxsize=None)
 def _normalized(text: str, fold: bool = False) -> str:
     """normalize_title; with `fold`, also without accents and possessive 's (as a claim writes a name)."""
-    if fold:
-        text = _POSSESSIVE.sub("", html.unescape(text))
-        text = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
-    return normalize_title(text)
+    return shipped.folded(text) if fold else normalize_title(text)
 
 
 def clipped(text: str, limit: int, sentences: int | None = None) -> str:
@@ -131,34 +122,22 @@ def clipped(text: str, limit: int, sentences: int | None = None) -> str:
 
 def chain_groups(claim: str, documents: list[dict], depth: int = 1, fold: bool = False,
                  one_per_base: bool = False) -> tuple[list[dict], list[dict], list[dict]]:
-    """(named by the claim, linked from them within `depth` hops, the rest), each in selection order. With
-    depth 1 (and no fold, no one_per_base) this is claimhop.verification.passages.chain_order; with depth 2 the
-    documents the linked ones name come next (claim names A, A names B, B names C), and so on. `one_per_base`: when
-    several named documents share the base title the claim names ("The Apprentice (U.S. season 8)", "... season
-    13"), those whose whole title the claim names stay named, else the first selected; the others go to the rest."""
-    said = _normalized(claim, fold)
+    """(named by the claim, linked from them within `depth` hops, the rest), each in selection order: depth 1 is
+    claimhop.verification.passages.chain_groups; with depth 2 the documents the linked ones name come next (claim
+    names A, A names B, B names C), and so on."""
+    rule = shipped.ReadingRule("grid", fold=fold, one_per_base=one_per_base)
+    named, linked, rest = shipped.chain_groups(claim, documents, rule)
     name = (lambda title: _normalized(title, True)) if fold else (lambda title: title)
-    named = [d for d in documents if mentions(name(base_title(d["title"])), said)]
-    if one_per_base:
-        by_base = defaultdict(list)
-        for d in named:
-            by_base[_normalized(base_title(d["title"]), fold)].append(d)
-        keep = set()
-        for group in by_base.values():
-            whole = [d for d in group if mentions(name(d["title"]), said)]
-            keep |= {d["title"] for d in (whole or group[:1])}
-        named = [d for d in named if d["title"] in keep]
-    seen = {d["title"] for d in named}
-    linked, frontier = [], named
-    for _ in range(depth):
+    seen = {d["title"] for d in [*named, *linked]}
+    frontier = linked
+    for _ in range(depth - 1):
         text = " ".join(_normalized(d["text"], fold) for d in frontier)
         step = [d for d in documents if d["title"] not in seen and mentions(name(base_title(d["title"])), text)]
-        seen |= {d["title"] for d in step}
-        linked += step
-        frontier = step
         if not step:
             break
-    return named, linked, [d for d in documents if d["title"] not in seen]
+        seen |= {d["title"] for d in step}
+        linked, frontier = [*linked, *step], step
+    return named, linked, [d for d in rest if d["title"] not in seen]
 
 
 def names_something(claim: str, named: list[dict], doc: dict) -> bool:

@@ -81,6 +81,14 @@ def standardise(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.where(scale > 1e-8, scale, 1.0)
 
 
+def head_inputs(states: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the heads read: each state with the model's yes-vs-no logit beside it, standardised; with the mean and
+    scale used (shipped in the head, so a run standardises the same way)."""
+    raw = np.column_stack([states.astype(np.float64), yes_logits(states, rows)])
+    mean, scale = standardise(raw)
+    return (raw - mean) / scale, mean, scale
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -104,9 +112,7 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     items = [*synthetic, *dev]
     states = load_features(items, corpus, rule=rule)
     rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
-    raw = np.column_stack([states.astype(np.float64), yes_logits(states, rows)])
-    mean, scale = standardise(raw)
-    x = (raw - mean) / scale
+    x, mean, scale = head_inputs(states, rows)
     supported = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
     groups = [item["group"] for item in items]
     is_synthetic = np.array([item["source"] == "synthetic" for item in items])
