@@ -125,6 +125,7 @@ def update_collection(source: str | Path, folder: str | Path | None = None, enco
     ann.resolve(index_type, 0)
     started = time.perf_counter()
     source = Path(source).expanduser().resolve()
+    files = collection_files(source)  # hashes only: a missing or empty source fails before anything is written
     folder = claim_index_folder(Path(folder).expanduser() if folder else default_folder(source))
     if (folder / MANIFEST).is_file():
         raise IndexFolderError(f"{folder} holds an index of a JSONL corpus; give a new --index-dir for {source}")
@@ -135,7 +136,6 @@ def update_collection(source: str | Path, folder: str | Path | None = None, enco
         raise IndexFolderError(f"the index in {folder} was embedded with {previous.manifest.get('encoder')}, not "
                                f"{wanted}; add --rebuild to embed every document again with {wanted}")
     encode = encoder_for(wanted)  # a missing model fails here, before any file is read
-    files = collection_files(source)
     rows, counts = _read_changed(files, previous)
     if not rows:
         raise CorpusError(f"{source} holds no text to index")

@@ -55,13 +55,13 @@ def encoder_dim(name: str) -> int:
 
 @lru_cache(maxsize=4)
 def _sentence_transformer(name: str):
+    path = Path(name).expanduser()
+    if path.exists() and not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+        raise EncoderUnavailable(f"{path} is not a sentence-transformers model folder (no modules.json or config.json)")
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:
         raise EncoderUnavailable(f"the encoder {name!r} needs sentence-transformers: {EXTRA}") from None
-    path = Path(name).expanduser()
-    if path.exists() and not (path / "modules.json").is_file() and not (path / "config.json").is_file():
-        raise EncoderUnavailable(f"{path} is not a sentence-transformers model folder (no modules.json or config.json)")
     try:
         return SentenceTransformer(str(path) if path.exists() else name, device="cpu", local_files_only=True)
     except Exception as err:  # noqa: BLE001 - Hugging Face raises OSError, ValueError, HFValidationError...
