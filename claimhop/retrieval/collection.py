@@ -12,6 +12,7 @@ in one rename: a killed update leaves the previous version serving, and the next
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -52,6 +53,7 @@ CORPUS = "corpus.jsonl"
 SOURCES = "sources.json"  # each source file's sha256: what decides whether it is read again
 LINKABLE = "linkable.json"  # the titles this version links by: the next version scans old passages for new ones
 ENCODE_CHUNK = 256
+UPDATE_LOCK = ".update.lock"  # held (flock) while an update runs; released however the process ends
 
 
 def default_folder(source: Path) -> Path:
@@ -123,12 +125,22 @@ def update_collection(source: str | Path, folder: str | Path | None = None, enco
                       index_type: str = "auto", rebuild: bool = False) -> dict:
     """Bring the collection index of `source` up to date and switch to it; returns what was done."""
     ann.resolve(index_type, 0)
-    started = time.perf_counter()
     source = Path(source).expanduser().resolve()
     files = collection_files(source)  # hashes only: a missing or empty source fails before anything is written
     folder = claim_index_folder(Path(folder).expanduser() if folder else default_folder(source))
     if (folder / MANIFEST).is_file():
         raise IndexFolderError(f"{folder} holds an index of a JSONL corpus; give a new --index-dir for {source}")
+    with open(folder / UPDATE_LOCK, "w") as lock:
+        try:  # two updates of one index would write the same next version
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise IndexFolderError(f"another `claimhop index` is updating {folder}; wait for it to finish") from None
+        return _update(source, files, folder, encoder, index_type, rebuild)
+
+
+def _update(source: Path, files: list[SourceFile], folder: Path, encoder: str | None, index_type: str,
+            rebuild: bool) -> dict:
+    started = time.perf_counter()
     sweep_leftovers(folder)
     previous = None if rebuild else _previous(folder)
     wanted = encoder_name(encoder) if encoder else (previous.manifest.get("encoder") if previous else ENCODER_NAME)
