@@ -143,6 +143,8 @@ def index_search(
 
     collection = resolve(corpus_path, index_dir)  # a folder or table indexed by `claimhop index PATH`
     if collection is not None:
+        if rebuild:
+            raise ValueError("your own documents' index is rebuilt by `claimhop index PATH --rebuild`, not by a run")
         corpus_path, index_dir = collection
     path = Path(corpus_path) if corpus_path else BUNDLED_CORPUS
     folder = Path(index_dir).expanduser() if index_dir else None

@@ -45,7 +45,9 @@ def check(folder: Path, index_dir: Path, capsys) -> dict:
 def assert_supported_from_both_files(result: dict) -> None:
     assert result["verdict"] == "SUPPORTED", result["answer"]
     by_ref = {e["ref"]: e for e in result["evidence"]}
-    quoted = {by_ref[ref]["title"]: by_ref[ref]["sentence"] for fact in result["facts"] for ref in fact["refs"]}
+    quoted: dict[str, str] = {}
+    for ref in {ref for fact in result["facts"] for ref in fact["refs"]}:
+        quoted[by_ref[ref]["title"]] = quoted.get(by_ref[ref]["title"], "") + " " + by_ref[ref]["sentence"]
     assert "Tromsø, Norway" in quoted.get("Gray Tern", ""), quoted  # the band's own file says where it formed
     assert "Gray Tern" in quoted.get("Harbor Lights", ""), quoted  # the album's file names the band
     references = result["answer"].split("References:")[1]
