@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from claimhop.atomic import write_json
+from claimhop.atomic import write_json, write_text
 
 
 def write_folder(folder: Path, count: int) -> None:
@@ -29,17 +29,14 @@ def write_folder(folder: Path, count: int) -> None:
     for number, (title, text) in enumerate(iter_documents(BUNDLED_CORPUS)):
         if number == count:
             break
-        path = folder / f"part-{number % 100:02d}" / f"doc-{number:06d}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
+        write_text(folder / f"part-{number % 100:02d}" / f"doc-{number:06d}.md", f"# {title}\n\n{text}\n")
 
 
 def change_files(folder: Path, count: int) -> None:
     """Append a sentence to `count` files spread over the folder."""
     files = sorted(folder.rglob("*.md"))
     for path in files[:: max(1, len(files) // count)][:count]:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write("\nThis paragraph was revised for the incremental indexing benchmark.\n")
+        write_text(path, path.read_text(encoding="utf-8") + "\nThis paragraph was revised for the benchmark.\n")
 
 
 def phase(folder: Path, index_dir: Path, encoder: str | None) -> dict:

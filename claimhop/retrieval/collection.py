@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from claimhop.atomic import write_json
+from claimhop.atomic import atomic_dir, write_json
 from claimhop.cache_root import cache_root
 from claimhop.retrieval import ann
 from claimhop.retrieval.article_links import LINKS_FILE, ArticleLinks
@@ -130,12 +130,15 @@ def update_collection(source: str | Path, folder: str | Path | None = None, enco
     folder = claim_index_folder(Path(folder).expanduser() if folder else default_folder(source))
     if (folder / MANIFEST).is_file():
         raise IndexFolderError(f"{folder} holds an index of a JSONL corpus; give a new --index-dir for {source}")
-    with open(folder / UPDATE_LOCK, "w") as lock:
+    lock = os.open(folder / UPDATE_LOCK, os.O_CREAT | os.O_RDWR, 0o644)  # an empty file, only ever locked
+    try:
         try:  # two updates of one index would write the same next version
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise IndexFolderError(f"another `claimhop index` is updating {folder}; wait for it to finish") from None
         return _update(source, files, folder, encoder, index_type, rebuild)
+    finally:
+        os.close(lock)
 
 
 def _update(source: Path, files: list[SourceFile], folder: Path, encoder: str | None, index_type: str,
@@ -232,8 +235,13 @@ def _write_version(folder: Path, source: Path, rows: list[dict], vectors: np.nda
     """A complete index folder beside the serving one, renamed into place only when every file is written."""
     number = 1 + max((int(p.name[1:]) for p in folder.glob("v[0-9]*") if p.name[1:].isdigit()), default=0)
     target = folder / f"v{number:06d}"
-    building = folder / f".{target.name}.tmp"
-    shutil.rmtree(building, ignore_errors=True)
+    with atomic_dir(target) as building:  # `.vNNNNNN.XXXX.tmp` until every file is written, then renamed
+        _fill_version(building, target, source, rows, vectors, files, previous, encoder, index_type)
+    return target
+
+
+def _fill_version(building: Path, target: Path, source: Path, rows: list[dict], vectors: np.ndarray,
+                  files: list[SourceFile], previous: _Previous | None, encoder: str, index_type: str) -> None:
     (building / "shards").mkdir(parents=True)
     before = {row["hash"]: row.get("names") for row in previous.rows} if previous else {}
     titles, texts = [r["title"] for r in rows], [r["text"] for r in rows]
@@ -269,8 +277,6 @@ def _write_version(folder: Path, source: Path, rows: list[dict], vectors: np.nda
         if path.is_file():
             with open(path, "rb") as handle:
                 os.fsync(handle.fileno())
-    os.replace(building, target)
-    return target
 
 
 def vectors_in(version: Path) -> np.ndarray:
