@@ -98,8 +98,13 @@ def search_identity(ctx: Context) -> dict[str, Any]:
         return {"postgresql": pg_search().identity()}
     if ctx.retriever:
         return {"retriever": ctx.retriever}
+    from claimhop.retrieval.collection import resolve
     from claimhop.retrieval.corpus import BUNDLED_CORPUS
 
+    collection = resolve(ctx.corpus_path, ctx.index_dir)  # your own documents: the passages of the current version
+    if collection is not None:
+        sha = _file_digest(collection[0])
+        return {"corpus_sha256": sha, "index": _index_kind(sha, str(collection[1]))}
     corpus = Path(ctx.corpus_path).expanduser() if ctx.corpus_path else BUNDLED_CORPUS
     sha = _file_digest(corpus)
     return {"corpus_sha256": sha, "index": _index_kind(sha, ctx.index_dir)}

@@ -34,7 +34,8 @@ class Context:
         "", "A saved DSPy program (.json) to load instead of the one `claimhop optimize` saved.", group="model")
     # retrieval
     corpus_path: str = setting(
-        "", "The JSONL corpus of {title, text} to search; empty: the bundled HoVer Wikipedia corpus.", group="retrieval")
+        "", "What to search: a folder, CSV or Parquet table indexed by `claimhop index PATH`, or a JSONL corpus of "
+        "{title, text}; empty: the bundled HoVer Wikipedia corpus.", group="retrieval")
     index_dir: str = setting(
         "", "Where the corpus's indexes are (`claimhop index --index-dir`); empty: under CLAIMHOP_HOME.",
         group="retrieval")

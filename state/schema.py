@@ -30,6 +30,7 @@ class Candidate(TypedDict):
     text: str
     retrieval_score: float
     found_by: list[str]
+    source: NotRequired[str]  # the file it came from (a collection indexed from a folder or table)
 
 
 class SelectedDoc(TypedDict):
@@ -41,6 +42,7 @@ class SelectedDoc(TypedDict):
     claim_entities: list[str]
     gap_entities: list[str]
     found_by: list[str]
+    source: NotRequired[str]  # the file it came from, shown in the answer's references
     chain: NotRequired[dict]  # selection's chain bonus: {"bonus": weight x specificity, "named_by": the kept document}
 
 

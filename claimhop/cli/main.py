@@ -44,12 +44,16 @@ def preflight(settings: dict[str, Any]) -> Context:
     the corpus file, the optimised program, the PostgreSQL collection, a retriever or re-ranker given as
     package.module:function."""
     from claimhop.program import program_file
+    from claimhop.retrieval.collection import resolve
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.retrieval.engines import load_factory
     from state.context import Context
 
     ctx = Context.from_any(settings)
-    if ctx.corpus_path:
+    collection = resolve(ctx.corpus_path, ctx.index_dir)  # your own documents: their index must exist
+    if collection is not None:
+        load_corpus(collection[0])
+    elif ctx.corpus_path:
         load_corpus(ctx.corpus_path)
     program_file(ctx.use_optimized_program, ctx.program_path)
     if ctx.retriever == "postgresql":
@@ -195,10 +199,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     from claimhop.retrieval.corpus import BUNDLED_CORPUS, corpus_file
     from claimhop.retrieval.index_store import open_indexes
 
+    from claimhop.retrieval.documents import is_collection_source
+
     if args.corpus_file and args.corpus and args.corpus_file != args.corpus:
         raise UsageError("give the corpus once: as CORPUS or as --corpus")
     stop_at_once_on_ctrl_c()
-    corpus = corpus_file(args.corpus_file or args.corpus or BUNDLED_CORPUS)
+    given = args.corpus_file or args.corpus
+    if given and is_collection_source(Path(given).expanduser()) or args.encoder:
+        return index_collection(args, given or "")
+    corpus = corpus_file(given or BUNDLED_CORPUS)
     # Before the build: a missing or unreachable database fails at once, not after the encoding.
     pg_url = pgvector_target(args.collection) if args.pgvector else ""
     hybrid_url = postgres_target(args.pg, args.collection) if args.pg is not None else ""
@@ -218,6 +227,34 @@ def cmd_index(args: argparse.Namespace) -> int:
         from claimhop.retrieval.pg_search import load_into_postgres
 
         report["postgresql"] = load_into_postgres(corpus.path, hybrid_url, args.collection, index_dir=folder,
+                                                  hnsw=args.hnsw)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def index_collection(args: argparse.Namespace, given: str) -> int:
+    """`claimhop index FOLDER` (or a CSV or Parquet table): the collection index, brought up to date; prints what
+    changed on stderr, then the report as JSON."""
+    from claimhop.retrieval.collection import update_collection
+    from claimhop.retrieval.documents import is_collection_source
+
+    if not given or not is_collection_source(Path(given).expanduser()):
+        raise UsageError("--encoder applies to a folder, CSV or Parquet collection: give its path as CORPUS")
+    if args.entity_graph or args.pgvector:
+        raise UsageError("--entity-graph and --pgvector take a JSONL corpus; a folder's collection loads into "
+                         "PostgreSQL with --pg")
+    hybrid_url = postgres_target(args.pg, args.collection) if args.pg is not None else ""
+    folder = Path(args.index_dir).expanduser() if args.index_dir else None
+    report = update_collection(given, folder, encoder=args.encoder, index_type=args.index_type, rebuild=args.rebuild)
+    files = report["files"]
+    print(f"indexed {report['source']}: {files['added']} file(s) added, {files['changed']} changed, "
+          f"{files['removed']} removed, {files['unchanged']} unchanged; {report['passages']} passages "
+          f"({report['embedded']} embedded, {report['reused_vectors']} reused) in {report['seconds']} s",
+          file=sys.stderr)
+    if hybrid_url:
+        from claimhop.retrieval.pg_search import load_into_postgres
+
+        report["postgresql"] = load_into_postgres(given, hybrid_url, args.collection, index_dir=folder,
                                                   hnsw=args.hnsw)
     print(json.dumps(report, indent=2))
     return 0
@@ -574,12 +611,19 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--set", action="append", metavar="NAME=VALUE", help="any run setting, e.g. max_iterations=1")
     check.set_defaults(func=cmd_check)
     index = sub.add_parser("index", help="build (or reuse) the FAISS and BM25 indexes of a corpus; resumes a killed build")
-    index.add_argument("corpus_file", nargs="?", metavar="CORPUS", help="JSONL(.gz) corpus of {title, text}; default: the bundled HoVer corpus")
+    index.add_argument("corpus_file", nargs="?", metavar="CORPUS", help="a folder of documents (.md, .txt, .html, "
+                       ".pdf, .docx, and .jsonl/.csv/.parquet tables; recursively), a CSV or Parquet table (title and "
+                       "text columns): kept up to date, re-running reads only what changed; or a JSONL(.gz) corpus "
+                       "of {title, text}; default: the bundled HoVer corpus")
     index.add_argument("--corpus", help=argparse.SUPPRESS)
     index.add_argument("--index-dir", help="where to keep the indexes (default: CLAIMHOP_HOME/indexes/<corpus hash>); pass the same folder to runs with --set index_dir=DIR")
     index.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw", "ivfpq"],
                        help="FAISS index: exact 'flat', approximate 'hnsw' or 'ivfpq'; 'auto' (default) is flat up to 200,000 documents, hnsw above")
     index.add_argument("--rebuild", action="store_true", help="rebuild from scratch (re-embed too) even if a matching index exists")
+    index.add_argument("--encoder", metavar="MODEL", help="for a folder or table: a sentence-transformers model folder "
+                       "or a name in the local Hugging Face cache (needs claimhop[sentence-transformers]; nothing is "
+                       "downloaded), recorded in the index so queries use it too; default: the bundled int8 ONNX "
+                       "all-MiniLM-L6-v2")
     index.add_argument("--entity-graph", action="store_true", help="also build the Kuzu entity graph (articles, sections, links) for `claimhop synthesize`; the graph's link following (link_articles) does not need it")
     index.add_argument("--pgvector", action="store_true", help="also load the corpus into PostgreSQL + pgvector at CLAIMHOP_PG_URL (read from the environment so the password is never on a command line)")
     index.add_argument("--pg", nargs="?", const="", default=None, metavar="URL",
@@ -692,10 +736,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from claimhop.retrieval.encoder import EncoderUnavailable
+
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError, EncoderUnavailable) as err:
         print(f"claimhop: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,4 +1,5 @@
-"""The document collection: a JSONL file of {"title","text"} (or {"id","text"}) rows, read and validated once."""
+"""The document collection: a JSONL file of {"title","text"} (or {"id","text"}) rows, read and validated once; a
+row's optional "source" (the file a passage came from, `claimhop index FOLDER`) is kept and shown in citations."""
 
 from __future__ import annotations
 
@@ -25,12 +26,16 @@ class Corpus:
     titles: list[str]
     texts: list[str]
     sha256: str
+    sources: list[str] | None = None  # where each document came from, when the corpus records it
 
     def __len__(self) -> int:
         return len(self.titles)
 
     def document(self, doc_id: int) -> dict:
         return {"title": self.titles[doc_id], "text": self.texts[doc_id]}
+
+    def source(self, doc_id: int) -> str:
+        return self.sources[doc_id] if self.sources else ""
 
 
 def _open_text(path: Path):
@@ -68,6 +73,12 @@ def iter_documents(path: str | Path):
     """Stream (title, text) rows of a corpus file, validated; a repeated title keeps its first row.
 
     Only the titles seen so far stay in memory, so an index build never holds the whole corpus."""
+    for title, text, _ in iter_rows(path):
+        yield title, text
+
+
+def iter_rows(path: str | Path):
+    """(title, text, source) rows; source is "" when the row has none."""
     path = checked_corpus_path(path)
     seen: set[str] = set()
     try:
@@ -90,7 +101,8 @@ def iter_documents(path: str | Path):
                 title = " ".join(str(title).split())  # one line: titles are keys, labels and CSV fields
                 if title not in seen:
                     seen.add(title)
-                    yield title, text
+                    source = row.get("source")
+                    yield title, text, source if isinstance(source, str) else ""
     except (UnicodeDecodeError, OSError, EOFError) as err:
         raise CorpusError(f"cannot read corpus {path}: {err}") from None
 
@@ -113,12 +125,15 @@ def load_corpus(path: str | Path = BUNDLED_CORPUS) -> Corpus:
     path = checked_corpus_path(path)
     titles: list[str] = []
     texts: list[str] = []
-    for title, text in iter_documents(path):
+    sources: list[str] = []
+    for title, text, source in iter_rows(path):
         titles.append(title)
         texts.append(text)
+        sources.append(source)
     if not titles:
         raise CorpusError(f"corpus {path} has no documents")
-    return Corpus(path=path, titles=titles, texts=texts, sha256=file_sha256(path))
+    return Corpus(path=path, titles=titles, texts=texts, sha256=file_sha256(path),
+                  sources=sources if any(sources) else None)
 
 
 def documents_by_title(corpus: Corpus, titles: list[str]) -> list[dict]:

@@ -98,7 +98,7 @@ def _manifest_ok(folder: Path, corpus: Corpus | CorpusFile) -> dict | None:
     if (
         manifest
         and manifest.get("format_version") == FORMAT_VERSION
-        and manifest.get("encoder") == ENCODER_NAME
+        and (manifest.get("encoder") == ENCODER_NAME or manifest.get("collection"))  # a collection names its own
         and manifest.get("corpus_sha256") == corpus.sha256
         and (not isinstance(corpus, Corpus) or manifest.get("count") == len(corpus))
     ):
@@ -106,7 +106,7 @@ def _manifest_ok(folder: Path, corpus: Corpus | CorpusFile) -> dict | None:
     return None
 
 
-def _file_sizes(folder: Path) -> dict[str, int]:
+def file_sizes(folder: Path) -> dict[str, int]:
     files = [folder / "dense.faiss", *sorted((folder / "bm25").glob("*"))]
     return {p.relative_to(folder).as_posix(): p.stat().st_size for p in files if p.is_file()}
 
@@ -124,10 +124,11 @@ def load_indexes(corpus: Corpus | CorpusFile, folder: Path | None = None) -> Ind
             f"run `claimhop index {corpus.path}`"
         )
     rebuild = f"; rebuild it with `claimhop index {corpus.path} --rebuild`"
-    if _file_sizes(folder) != manifest.get("files"):
+    if file_sizes(folder) != manifest.get("files"):
         raise IndexCorruptError(f"index in {folder} is damaged (files missing or of the wrong size){rebuild}")
     try:
-        dense, bm25 = DenseIndex.load(folder / "dense.faiss"), BM25Index.load(folder / "bm25")
+        dense = DenseIndex.load(folder / "dense.faiss", manifest.get("encoder", ENCODER_NAME))
+        bm25 = BM25Index.load(folder / "bm25")
     except Exception as err:  # noqa: BLE001 - FAISS and bm25s raise many kinds on a damaged file
         raise IndexCorruptError(f"index in {folder} cannot be read ({type(err).__name__}){rebuild}") from None
     if len(dense) != manifest["count"] or len(bm25) != manifest["count"]:
@@ -149,7 +150,7 @@ def _streamed(corpus: Corpus | CorpusFile, bm25: BM25Builder, bar: tqdm) -> Iter
         bm25.add(pending)
 
 
-def _fill_dense(kind: str, shard_paths: list[Path], count: int) -> tuple[DenseIndex, dict]:
+def fill_dense(kind: str, shard_paths: list[Path], count: int) -> tuple[DenseIndex, dict]:
     """The FAISS index filled shard by shard; for an approximate kind, its measured recall against exact search."""
     shards = [np.load(p, mmap_mode="r") for p in shard_paths]
     dim = int(shards[0].shape[1])
@@ -192,7 +193,7 @@ def build_indexes(
     if kind == "ivfpq" and count < ann.IVF_MIN_DOCUMENTS:
         raise ValueError(f"an IVF-PQ index needs at least {ann.IVF_MIN_DOCUMENTS:,} documents to train on; "
                          f"this corpus has {count:,} (use flat or hnsw)")
-    dense, details = _fill_dense(kind, shard_paths, count)
+    dense, details = fill_dense(kind, shard_paths, count)
     (folder / MANIFEST).unlink(missing_ok=True)  # from here the old index is being replaced
     dense.persist(folder / "dense.faiss")
     del dense  # not held while BM25 builds: the two largest structures never share memory (1M docs: ~1.8 GB each)
@@ -210,7 +211,7 @@ def build_indexes(
         "embeddings_source": source,
         "shards": len(shard_paths),
         "build_seconds": round(time.perf_counter() - started, 2),
-        "files": _file_sizes(folder),
+        "files": file_sizes(folder),
     }
     write_json(folder / MANIFEST, manifest)
     return Indexes(dense, bm25, folder, manifest)

@@ -140,9 +140,11 @@ def _fill(conn, engine, collection: str, staging: str, hnsw: bool) -> dict:
     corpus, indexes, links = engine.corpus, engine.indexes, engine.link_table()
     scores = indexes.bm25.model.scores
     vocab = indexes.bm25.model.vocab_dict
+    dim = int(indexes.manifest.get("dim") or 384)  # the index's encoder's (all-MiniLM-L6-v2: 384)
     conn.execute(f"""
         CREATE TABLE {staging}.documents (doc_id int PRIMARY KEY, title text NOT NULL, body text NOT NULL,
-            title_key text NOT NULL, base_key text NOT NULL, times_named int NOT NULL, embedding vector(384));
+            title_key text NOT NULL, base_key text NOT NULL, times_named int NOT NULL, embedding vector({dim}),
+            source text NOT NULL DEFAULT '');
         CREATE TABLE {staging}.terms (term text PRIMARY KEY, term_id int NOT NULL);
         CREATE TABLE {staging}.postings (term_id int NOT NULL, doc_id int NOT NULL, weight real NOT NULL);
         CREATE TABLE {staging}.links (source int NOT NULL, target int NOT NULL);
@@ -153,7 +155,7 @@ def _fill(conn, engine, collection: str, staging: str, hnsw: bool) -> dict:
         with cur.copy(f"COPY {staging}.documents FROM STDIN") as copy:
             for doc_id, (title, body, vector) in enumerate(zip(corpus.titles, corpus.texts, vectors, strict=True)):
                 copy.write_row((doc_id, title, body, normalize_title(title), normalize_title(base_title(title)),
-                                links.times_named_of(doc_id), _vector(vector)))
+                                links.times_named_of(doc_id), _vector(vector), corpus.source(doc_id)))
                 if doc_id % _BATCH == 0:
                     bar.update(min(_BATCH, len(corpus) - bar.n))
         bar.update(len(corpus) - bar.n)
@@ -171,7 +173,7 @@ def _fill(conn, engine, collection: str, staging: str, hnsw: bool) -> dict:
             for source, target in links.pairs():
                 copy.write_row((source, target))
     meta = {"corpus_sha256": corpus.sha256, "count": len(corpus), "encoder": indexes.manifest.get("encoder"),
-            "bm25": "bm25s lucene weights of claimhop's index", "hnsw": hnsw, "load_id": uuid.uuid4().hex}
+            "bm25": "bm25s lucene weights of claimhop's index", "hnsw": hnsw, "sources": True, "load_id": uuid.uuid4().hex}
     for key, value in meta.items():
         conn.execute(f"INSERT INTO {staging}.meta VALUES (%s, %s)", (key, json.dumps(value)))
     conn.execute(f"""
@@ -338,8 +340,10 @@ class PgSearch(HybridSearch):
 
     def dense(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
         """Cosine similarity by pgvector: exact (a scan) unless the collection was loaded with an HNSW index."""
-        from claimhop.retrieval.encoder import encode
+        from claimhop.retrieval.encoder import ENCODER_NAME
+        from claimhop.retrieval.encoders import encoder_for
 
+        encode = encoder_for(self.meta.get("encoder") or ENCODER_NAME)  # the model that embedded the collection
         results = []
         for vector in map(_vector, encode(queries)):
             rows = self.query(
@@ -352,9 +356,11 @@ class PgSearch(HybridSearch):
         self._notice_reload()  # the texts kept below are of one load
         missing = [i for i in dict.fromkeys(doc_ids) if i not in self._documents]
         if missing:
-            for doc_id, title, body in self.query(
-                    f"SELECT doc_id, title, body FROM {self.schema}.documents WHERE doc_id = ANY(%s)", (missing,)):
-                self._documents[doc_id] = Hit(doc_id, title, 0.0, body)
+            source = "source" if self.meta.get("sources") else "''"  # collections loaded before sources were kept
+            for doc_id, title, body, source in self.query(
+                    f"SELECT doc_id, title, body, {source} FROM {self.schema}.documents WHERE doc_id = ANY(%s)",
+                    (missing,)):
+                self._documents[doc_id] = Hit(doc_id, title, 0.0, body, source)
         return [self._documents[i] for i in doc_ids if i in self._documents]
 
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
@@ -369,7 +375,7 @@ class PgSearch(HybridSearch):
                                            "ORDER BY doc_id", (key,)) if r[0] not in found]
         if not found:
             found = self._fuzzy(key, limit)
-        return [Hit(d.doc_id, d.title, 1.0, d.text) for d in self.documents(found[:limit])]
+        return [Hit(d.doc_id, d.title, 1.0, d.text, d.source) for d in self.documents(found[:limit])]
 
     def _fuzzy(self, key: str, limit: int) -> list[int]:
         from rapidfuzz import fuzz, process

@@ -22,6 +22,7 @@ class Hit:
     title: str
     score: float
     text: str = ""
+    source: str = ""  # the file it came from, for a collection indexed from a folder or table
 
 
 class SearchEngine(Protocol):
@@ -78,7 +79,7 @@ class HybridSearch:
     def _hits(self, scored: list[tuple[int, float]], k: int) -> list[Hit]:
         scored = scored[:k]
         found = {hit.doc_id: hit for hit in self.documents([i for i, _ in scored])}
-        return [Hit(i, found[i].title, s, found[i].text) for i, s in scored]
+        return [Hit(i, found[i].title, s, found[i].text, found[i].source) for i, s in scored]
 
     def search_many(
         self, queries: list[str], k: int, mode: Mode = "hybrid", fusion: Fusion = DEFAULT_FUSION
@@ -112,7 +113,8 @@ class IndexSearch(HybridSearch):
 
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         """Documents titled `name` (normalised exact, then base title, then fuzzy)."""
-        return [Hit(i, self.corpus.titles[i], 1.0, self.corpus.texts[i]) for i in self.titles.lookup(name, limit=limit)]
+        return [Hit(i, self.corpus.titles[i], 1.0, self.corpus.texts[i], self.corpus.source(i))
+                for i in self.titles.lookup(name, limit=limit)]
 
     def link_table(self) -> LinkTable:
         """Built once per corpus (seconds), then read from the index folder and kept in memory."""
@@ -121,7 +123,7 @@ class IndexSearch(HybridSearch):
         return article_links(self.indexes.folder, self.corpus.titles, self.corpus.texts, self.corpus.sha256)
 
     def documents(self, doc_ids: list[int]) -> list[Hit]:
-        return [Hit(i, self.corpus.titles[i], 0.0, self.corpus.texts[i]) for i in doc_ids]
+        return [Hit(i, self.corpus.titles[i], 0.0, self.corpus.texts[i], self.corpus.source(i)) for i in doc_ids]
 
 
 _CACHE: dict[str, IndexSearch] = {}
@@ -135,7 +137,15 @@ def index_search(
     get theirs through `claimhop.retrieval.factory.search_engine`, which uses this one.
 
     Its indexes live in `index_dir` when given (as `claimhop index --index-dir` built them), else under
-    CLAIMHOP_HOME, keyed by the corpus's content hash."""
+    CLAIMHOP_HOME, keyed by the corpus's content hash. A folder or table of your own documents (or an index folder
+    holding one) is served from its collection index's current version; a run never re-reads the files."""
+    from claimhop.retrieval.collection import resolve
+
+    collection = resolve(corpus_path, index_dir)  # a folder or table indexed by `claimhop index PATH`
+    if collection is not None:
+        if rebuild:
+            raise ValueError("your own documents' index is rebuilt by `claimhop index PATH --rebuild`, not by a run")
+        corpus_path, index_dir = collection
     path = Path(corpus_path) if corpus_path else BUNDLED_CORPUS
     folder = Path(index_dir).expanduser() if index_dir else None
     key = f"{path.resolve()}|{folder.resolve() if folder else ''}"

@@ -21,9 +21,12 @@ def normalize_title(title: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
+SECTION_JOIN = " > "  # a section of a long document of the user's collection: "Report > Findings"
+
+
 def base_title(title: str) -> str:
-    """"Foxes (soundtrack)" -> "Foxes": the name a claim would use."""
-    return _PAREN.sub("", html.unescape(title)).strip()
+    """"Foxes (soundtrack)" -> "Foxes", "Report > Findings (2)" -> "Report": the name a claim would use."""
+    return _PAREN.sub("", html.unescape(title).split(SECTION_JOIN)[0]).strip()
 
 
 class TitleIndex:

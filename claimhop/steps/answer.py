@@ -34,19 +34,29 @@ def cited_statements(statements, evidence: list[Evidence]) -> list[str]:
     return kept
 
 
-def references_block(evidence: list[Evidence]) -> str:
-    """One paragraph per reference, so Markdown chat clients (agent-chat-ui) show one per line too."""
-    return "\n\n".join(f"[{e['ref']}] {e['title']}: \"{e['sentence']}\"" for e in evidence)
+def references_block(evidence: list[Evidence], sources: dict[str, str] | None = None) -> str:
+    """One paragraph per reference, so Markdown chat clients (agent-chat-ui) show one per line too; a document of
+    the user's own collection names its file, so the quote can be found where it was written."""
+    def where(title: str) -> str:
+        return f" ({sources[title]})" if sources and sources.get(title) else ""
+
+    return "\n\n".join(f"[{e['ref']}] {e['title']}{where(e['title'])}: \"{e['sentence']}\"" for e in evidence)
+
+
+def sources_of(selected: list[dict]) -> dict[str, str]:
+    """Title -> source file of the selected documents that have one."""
+    return {doc["title"]: doc["source"] for doc in selected if doc.get("source")}
 
 
 def compose_answer(claim: str, verdict: str, explanation: str, evidence: list[Evidence], degraded: list[str],
-                   ignored: list[str] | None = None, model: str = LOCAL) -> str:
+                   ignored: list[str] | None = None, model: str = LOCAL, sources: dict[str, str] | None = None
+                   ) -> str:
     # paragraphs separated by blank lines: Markdown clients join lines that only a line break separates
     parts = [f"Verdict: {verdict}", "", f"Claim: {claim}", "", explanation.strip()]
     if ignored:
         parts += ["", "Ignored (instructions to the checker, not part of the claim): " + " ".join(ignored)]
     if evidence:
-        parts += ["", "References:", "", references_block(evidence)]
+        parts += ["", "References:", "", references_block(evidence, sources)]
     if degraded:
         parts += ["", "Steps that fell back to a simpler method: " + "; ".join(d.split(":")[0] for d in degraded)]
     parts += ["", f"Model: {describe_model(model)}"]
@@ -130,7 +140,7 @@ def mitigate_facts(state: State, model: str = LOCAL) -> dict:
                    f"{state.get('verdict_reason', '')}.\n" + "\n".join(lines))
     check_citations(explanation, evidence, state.get("selected", []))
     answer = compose_answer(state["claim"], verdict, explanation, evidence, state.get("degraded", []),
-                            state.get("ignored_instructions"), model)
+                            state.get("ignored_instructions"), model, sources_of(state.get("selected", [])))
     emit("mitigate", event="answer", answer=answer, verdict=verdict, model=model)
     return {"answer": answer, "model": model, "messages": [AIMessage(content=answer, name="mitigate")]}
 
@@ -147,7 +157,7 @@ def explained_answer(state: State, ctx, program) -> dict:
     check_citations(explanation, evidence, state.get("selected", []))
     all_degraded = [*state.get("degraded", []), *([degraded] if degraded else [])]
     answer = compose_answer(state["claim"], verdict, explanation, evidence, all_degraded,
-                            state.get("ignored_instructions"), ctx.model)
+                            state.get("ignored_instructions"), ctx.model, sources_of(state.get("selected", [])))
     emit("mitigate", event="answer", answer=answer, verdict=verdict, model=ctx.model)
     return {"answer": answer, "model": ctx.model, **model_update(ctx, "mitigate", degraded),
             "messages": [AIMessage(content=answer, name="mitigate")]}

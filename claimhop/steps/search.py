@@ -15,13 +15,16 @@ RRF_K = 60
 
 def candidate(hit: Hit, rank: int, step: str) -> Candidate:
     """Each time a document is found it earns 1/(60 + rank), so documents many hops agree on rise."""
-    return {
+    found: Candidate = {
         "doc_id": hit.doc_id,
         "title": hit.title,
         "text": hit.text,
         "retrieval_score": 1.0 / (RRF_K + rank),
         "found_by": [step],
     }
+    if hit.source:  # a document of the user's own collection: the file it came from goes into the citation
+        found["source"] = hit.source
+    return found
 
 
 def search_round(

@@ -50,6 +50,8 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
             "retrieval_score": round(cand["retrieval_score"] / top, 4), "claim_entities": list(claim_hits),
             "gap_entities": list(gap_hits), "found_by": cand["found_by"],
         }
+        if cand.get("source"):
+            doc["source"] = cand["source"]
         docs.append((doc, claim_hits, gap_hits, cand["doc_id"]))
     chained = links is not None and ctx.tuning.chain_weight > 0
     had: dict[str, int] = {}  # how many chosen documents have each entity

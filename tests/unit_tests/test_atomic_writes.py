@@ -22,6 +22,7 @@ NOT_WHOLE_FILES = {
     ("claimhop/server/launch.py", "dev_server"),  # the test server's log stream
     ("claimhop/server/launch.py", "server_folder"),  # a test server's config, in its own new temporary folder
     ("claimhop/retrieval/entity_graph.py", "_write_tables"),  # scratch CSVs in a temporary folder, deleted after loading
+    ("claimhop/retrieval/collection.py", "_fill_version"),  # a version's files, in the atomic_dir _write_version opens
 }
 
 
