@@ -53,15 +53,17 @@ def read_all(items: list[dict], corpus, rule: ReadingRule) -> bool:
 
 
 def predictions(rule: ReadingRule, synthetic: list[dict], dev: dict[str, list[dict]], corpus,
-                rows: np.ndarray) -> tuple[dict, list[str]]:
+                rows: np.ndarray) -> tuple[dict, list[str], int]:
     """Per training source, P(supported) for every dev item read (by kind), each from a head that never saw its
-    claim; None where the source's features are not read. Second value: the dev kinds read (and trained on)."""
+    claim; None where the source's features are not read. Then the dev kinds read (and trained on), and how many
+    synthetic claims were read (and trained on)."""
     kinds = [kind for kind in KINDS if read_all(dev[kind], corpus, rule)]
-    have_synthetic = read_all(synthetic, corpus, rule)
+    synthetic = [item for item in synthetic if read_all([item], corpus, rule)]  # a stopped read: those it read
+    have_synthetic = bool(synthetic)
     if not kinds:
-        return {source: None for source in SOURCES}, kinds
+        return {source: None for source in SOURCES}, kinds, 0
     dev_read = [item for kind in kinds for item in dev[kind]]
-    items = [*(synthetic if have_synthetic else []), *dev_read]
+    items = [*synthetic, *dev_read]
     states = load_features(items, corpus, rule=rule)
     x, _, _ = head_inputs(states, rows)
     y = np.array([i["label"] == "SUPPORTED" for i in items], dtype=int)
@@ -82,7 +84,7 @@ def predictions(rule: ReadingRule, synthetic: list[dict], dev: dict[str, list[di
             p = cross_fitted(x, y, groups, items, mask, c)
         p_dev, starts = p[~is_synthetic], np.cumsum([0, *(len(dev[kind]) for kind in kinds)])
         out[source] = {kind: p_dev[starts[k]:starts[k + 1]] for k, kind in enumerate(kinds)}
-    return out, kinds
+    return out, kinds, len(synthetic)
 
 
 def scores(items: list[dict], p: np.ndarray) -> dict:
@@ -135,11 +137,13 @@ def main() -> None:
             {"reading": "chain-order-1", "blocks": 28, "source": "shipped head", "rows": str(args.baseline_rows)})
     for text in args.readings:
         rule = parse_reading(text)
-        p, kinds = predictions(rule, synthetic, dev, corpus, rows)
+        p, kinds, n_synthetic = predictions(rule, synthetic, dev, corpus, rows)
         trained_on = " + ".join(kinds)
         for source in SOURCES:
             for kind in KINDS:
                 label = source.replace("dev", f"dev ({trained_on})") if kinds else source
+                if n_synthetic and n_synthetic < len(synthetic):
+                    label = label.replace("synthetic", f"synthetic ({n_synthetic} of {len(synthetic)})")
                 name = f"{rule.name} @ {rule.blocks} blocks | {label} | {kind}"
                 if p[source] is None or kind not in p[source]:
                     table.append(f"| {name} | not read: `claimhop train-verifier --reading {rule.name} --blocks "
