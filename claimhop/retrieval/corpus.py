@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,22 @@ class Corpus:
 
 def _open_text(path: Path):
     return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+
+
+def json_objects(path: Path, expected: str = "a JSON object") -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each non-blank line of a JSON Lines file (gzipped or not); a line that is not a JSON
+    object is a CorpusError naming the file and line."""
+    with _open_text(path) as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise CorpusError(f"{path}:{line_no}: not valid JSON ({err.msg})") from None
+            if not isinstance(row, dict):
+                raise CorpusError(f"{path}:{line_no}: expected {expected}")
+            yield line_no, row
 
 
 def file_sha256(path: Path) -> str:
@@ -82,27 +99,18 @@ def iter_rows(path: str | Path):
     path = checked_corpus_path(path)
     seen: set[str] = set()
     try:
-        with _open_text(path) as handle:
-            for line_no, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise CorpusError(f"{path}:{line_no}: not valid JSON ({err.msg})") from None
-                if not isinstance(row, dict):
-                    raise CorpusError(f"{path}:{line_no}: expected a JSON object with 'title' and 'text'")
-                title = row.get("title", row.get("id"))
-                text = row.get("text")
-                if not isinstance(title, (str, int)) or str(title).strip() == "":
-                    raise CorpusError(f"{path}:{line_no}: missing 'title' (or 'id')")
-                if not isinstance(text, str):
-                    raise CorpusError(f"{path}:{line_no}: missing 'text' string")
-                title = " ".join(str(title).split())  # one line: titles are keys, labels and CSV fields
-                if title not in seen:
-                    seen.add(title)
-                    source = row.get("source")
-                    yield title, text, source if isinstance(source, str) else ""
+        for line_no, row in json_objects(path, "a JSON object with 'title' and 'text'"):
+            title = row.get("title", row.get("id"))
+            text = row.get("text")
+            if not isinstance(title, (str, int)) or str(title).strip() == "":
+                raise CorpusError(f"{path}:{line_no}: missing 'title' (or 'id')")
+            if not isinstance(text, str):
+                raise CorpusError(f"{path}:{line_no}: missing 'text' string")
+            title = " ".join(str(title).split())  # one line: titles are keys, labels and CSV fields
+            if title not in seen:
+                seen.add(title)
+                source = row.get("source")
+                yield title, text, source if isinstance(source, str) else ""
     except (UnicodeDecodeError, OSError, EOFError) as err:
         raise CorpusError(f"cannot read corpus {path}: {err}") from None
 

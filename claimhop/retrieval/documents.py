@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from claimhop.retrieval import offline  # noqa: F401  (markitdown imports Hugging Face-aware code)
-from claimhop.retrieval.corpus import CorpusError, file_sha256
+from claimhop.retrieval.corpus import CorpusError, file_sha256, json_objects
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 CONVERTED_SUFFIXES = (".html", ".htm", ".pdf", ".docx")
@@ -160,16 +159,7 @@ def _columns(path: Path, names: list[str]) -> Callable[[dict], tuple[str, str]]:
 
 
 def _jsonl_rows(path: Path) -> Iterator[dict]:
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise CorpusError(f"{path}:{line_no}: not valid JSON ({err.msg})") from None
-                if not isinstance(row, dict):
-                    raise CorpusError(f"{path}:{line_no}: expected a JSON object")
-                yield row
+    return (row for _, row in json_objects(path))
 
 
 def _csv_rows(path: Path) -> Iterator[dict]:
