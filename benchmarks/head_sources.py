@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from claimhop.atomic import atomic_path, write_text
 from claimhop.evaluation.report import macro_f1, mcnemar_exact
 from claimhop.evaluation.train_verifier import SYNTHETIC_CLAIMS, answer_rows, fit_logistic, head_inputs
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
@@ -156,11 +157,8 @@ def main() -> None:
     text = "\n".join(["# Heads by reading and training source, 169 HoVer dev claims, cross-fitted", "",
                       "`python -m benchmarks.head_sources --readings " + " ".join(args.readings) + "`", "",
                       *header, *table]) + "\n"
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.with_suffix(".md").write_text(text, encoding="utf-8")
-    with args.out.with_suffix(".jsonl").open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record) + "\n")
+    write_text(args.out.with_suffix(".md"), text)
+    write_text(args.out.with_suffix(".jsonl"), "".join(json.dumps(record) + "\n" for record in records))
     plot(records, args.out.with_suffix(".png"))
     print(text)
 
@@ -186,7 +184,8 @@ def plot(records: list[dict], path: Path) -> None:
     ax.set_title("Passage verifier on retrieved documents, 169 dev claims, cross-fitted")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
 
 
