@@ -7,27 +7,17 @@ documents come and go, and a name's targets are looked up again in each version.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import ahocorasick
 
-from claimhop.retrieval.title_mentions import common_words, sections_of, title_automaton
+from claimhop.retrieval.title_mentions import common_words, sections_of, title_automaton, whole_word_matches
 
-_WORD = re.compile(r"\w")  # as title_mentions.named_articles decides a whole word
 
 
 def _names_in(automaton: ahocorasick.Automaton, text: str) -> set[str]:
     """The automaton's names that stand in `text` as whole words, section by section (as build_links reads)."""
-    found: set[str] = set()
-    for part in sections_of(text):
-        for end, (name, _targets) in automaton.iter(part):
-            start = end - len(name) + 1
-            before = part[start - 1] if start > 0 else " "
-            after = part[end + 1] if end + 1 < len(part) else " "
-            if not _WORD.match(before) and not _WORD.match(after):
-                found.add(name)
-    return found
+    return {name for part in sections_of(text) for name, _ in whole_word_matches(automaton, part)}
 
 
 def _automaton_of(names: dict[str, tuple[int, ...]]) -> ahocorasick.Automaton:

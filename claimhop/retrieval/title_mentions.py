@@ -51,15 +51,21 @@ def title_automaton(titles: list[str], ordinary: set[str]) -> ahocorasick.Automa
 _WORD = re.compile(r"\w")
 
 
-def named_articles(automaton: ahocorasick.Automaton, text: str) -> set[int]:
-    """Articles whose title stands in `text` as whole words."""
-    found: set[int] = set()
+def whole_word_matches(automaton: ahocorasick.Automaton, text: str):
+    """(name, targets) of each of the automaton's names standing in `text` as whole words."""
     for end, (name, targets) in automaton.iter(text):
         start = end - len(name) + 1
         before = text[start - 1] if start > 0 else " "
         after = text[end + 1] if end + 1 < len(text) else " "
         if not _WORD.match(before) and not _WORD.match(after):
-            found.update(targets)
+            yield name, targets
+
+
+def named_articles(automaton: ahocorasick.Automaton, text: str) -> set[int]:
+    """Articles whose title stands in `text` as whole words."""
+    found: set[int] = set()
+    for _, targets in whole_word_matches(automaton, text):
+        found.update(targets)
     return found
 
 
