@@ -30,12 +30,13 @@ def record(claims_path: Path, out: Path, settings: dict[str, Any]) -> None:
     """Append one record per claim not yet in `out` (resumable)."""
     from claimhop.evaluation.systems import run_graph
     from claimhop.lm.provider import local_engine_stats
-    from claimhop.steps.common import get_lm, retriever_for
+    from claimhop.program import stages_for
+    from claimhop.program.runtime import get_lm
     from state.context import Context
 
     ctx = Context.from_any(settings)
     get_lm(ctx.model)
-    retriever = retriever_for(ctx)
+    retriever = stages_for(ctx).built.engine
     done = {row["uid"] for row in json_objects(out) if "uid" in row}
     claims = [c for c in load_claims(claims_path) if c["uid"] not in done]
     with out.open("a") as sink:
@@ -72,9 +73,9 @@ def parse_rule(text: str) -> tuple[str, dict[str, Any]]:
 
 def compare(records_path: Path, rules: list[str]) -> None:
     from claimhop.retrieval.service import Hit, index_search
-    from claimhop.steps.bridging import corpus_links, later_hop
-    from claimhop.steps.search import candidate
-    from claimhop.steps.selection import select_from
+    from claimhop.program.links import later_hop
+    from claimhop.program.search import candidate
+    from claimhop.program.select import select_from
     from state.context import Context
     from state.schema import merge_candidates
 
@@ -83,7 +84,7 @@ def compare(records_path: Path, rules: list[str]) -> None:
     titles, texts = search.corpus.titles, search.corpus.texts  # the bundled corpus the records' document ids index
     # the claim as one hybrid search (its own first 21), which a rule must never lose a claim to
     hybrid = [all_gold_in([titles[i] for i in row["claim_ranking"]], row["gold"]) for row in rows]
-    links = corpus_links(search)
+    links = search.link_table()
     results: dict[str, list[bool]] = {}
     for rule in rules:
         name, settings = parse_rule(rule)
@@ -92,9 +93,9 @@ def compare(records_path: Path, rules: list[str]) -> None:
         for row in tqdm(rows, desc=name, unit="claim", leave=False):
             candidates = {c["title"]: {**c, "text": texts[c["doc_id"]]} for c in row["candidates"]}
             if ctx.later_link_articles:  # the later hop runs after the recorded steps, so it is replayed exactly
-                linked, _ = later_hop(search, candidates, row["claim_entities"], ctx.later_link_articles,
-                                      ctx.tuning.later_link_weighting == "idf", ctx.tuning.generic_links)
-                candidates = merge_candidates(candidates, linked)
+                linked = later_hop(search, links, candidates, row["claim_entities"], ctx.later_link_articles,
+                                   ctx.tuning.later_link_weighting == "idf", ctx.tuning.generic_links)
+                candidates = merge_candidates(candidates, linked.candidates)
             claim_ranking = [candidate(Hit(i, titles[i], 0.0, texts[i]), rank, "claim")
                              for rank, i in enumerate(row["claim_ranking"], start=1)]
             selected = select_from(candidates, row["claim_entities"], row["gap_entities"], claim_ranking, ctx, links)

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from langgraph.graph import END, START, StateGraph
 
-from claimhop.steps.common import MODEL_RETRY
+from claimhop.program.runtime import MODEL_RETRY
 from graph.routers import route_after_bridge, route_after_gap_loop, route_after_intake
 from nodes import (
     bridge,

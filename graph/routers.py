@@ -7,7 +7,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 
 from claimhop.entities.coverage import uncovered_entities
-from claimhop.steps.search import found_so_far
+from claimhop.program.gap import found_so_far
 from state.context import Context
 from state.schema import State
 
@@ -39,6 +39,6 @@ def route_after_gap_loop(state: State, runtime: Runtime[Context]) -> Literal["ga
         return "later_links"
     if state.get("gap_complete") or state.get("new_last_round", 0) == 0:
         return "later_links"
-    if found_so_far(state) == state.get("gap_shown"):
+    if found_so_far(state.get("candidates", {})) == state.get("gap_shown"):
         return "later_links"
     return "gap_loop"

@@ -1,25 +1,23 @@
-"""Step 3: phase 1 searches the claim and its sub-questions, phase 2 the early gap queries."""
+"""Step 3: phase 1 searches the claim and its sub-questions, phase 2 the early gap queries (claimhop/program/search.py)."""
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from claimhop.steps.common import emit, retriever_for, say, settings_of
-from claimhop.steps.search import dual_phase_search
+from claimhop.program import stages_for
+from claimhop.program.runtime import emit, say, settings_of
 from state.context import Context
 from state.schema import State
 
 
 def dual_retrieval(state: State, runtime: Runtime[Context]) -> dict:
     """Search the claim and its sub-questions (phase 1), then the early gap queries (phase 2)."""
-    ctx = settings_of(runtime)
-    found, hops = dual_phase_search(
-        retriever_for(ctx), state["claim"], state.get("sub_questions", []), state.get("gap_queries", []), ctx
-    )
-    for hop in hops:
+    found = stages_for(settings_of(runtime)).search(claim=state["claim"], sub_questions=state.get("sub_questions", []),
+                                                   gap_queries=state.get("gap_queries", []))
+    for hop in found.hops:
         emit("dual_retrieval", event="hop", **hop)
     return {
-        "candidates": found,
-        "hops": hops,
-        "messages": [say("dual_retrieval", f"Retrieved {len(found)} distinct documents in two phases.")],
+        "candidates": found.candidates,
+        "hops": found.hops,
+        "messages": [say("dual_retrieval", f"Retrieved {len(found.candidates)} distinct documents in two phases.")],
     }

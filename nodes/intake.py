@@ -6,8 +6,8 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage
 from langgraph.types import Overwrite
 
-from claimhop.steps.common import emit
-from claimhop.steps.turns import PER_CHECK_CLEARED, PER_RUN_RESET, read_turn
+from claimhop.program.runtime import emit
+from state.turns import PER_CHECK_CLEARED, PER_RUN_RESET, read_turn
 from state.instructions import split_instructions
 from state.schema import State
 

@@ -2,28 +2,27 @@
 
 A user sees documents within seconds while the model plans the hops. The same query leads phase 1 of
 `dual_retrieval`, which makes its first documents candidates; the ranking kept here (`claim_ranking`) is what
-selection may add from or keep whatever the entity scores say (`claim_k`, `claim_floor`)."""
+selection may add from or keep whatever the entity scores say (`claim_k`, `claim_floor`). The stage:
+claimhop/program/search.py."""
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from claimhop.steps.common import emit, retriever_for, say, settings_of
-from claimhop.steps.search import candidate
+from claimhop.program import stages_for
+from claimhop.program.runtime import emit, say, settings_of
+from claimhop.program.search import Search, candidate
 from state.context import Context
 from state.schema import State
 
-SHOWN = 7
-SHOWN_SNIPPET_CHARS = 160
+SHOWN_SNIPPET_CHARS = 160  # of each first document, about two lines of the chat page
 
 
 def search_claim(state: State, runtime: Runtime[Context]) -> dict:
     """Search the claim alone before any model call, so a user sees documents within seconds."""
-    ctx = settings_of(runtime)
-    depth = max(SHOWN, ctx.claim_k, ctx.claim_floor)
-    hits = retriever_for(ctx).search_fused(state["claim"], depth, ctx.retrieval_mode)  # never the LM re-ranker
+    hits = stages_for(settings_of(runtime)).search.first_look(state["claim"])
     documents = [{"rank": rank, "title": h.title, "snippet": h.text[:SHOWN_SNIPPET_CHARS]}
-                 for rank, h in enumerate(hits[:SHOWN], 1)]
+                 for rank, h in enumerate(hits[: Search.SHOWN], 1)]
     emit("search_claim", event="documents", documents=documents)
     lines = "\n".join(f"{d['rank']}. {d['title']}" for d in documents)
     return {

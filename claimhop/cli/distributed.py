@@ -65,13 +65,14 @@ class ClaimWorker:
 
     def __init__(self, settings: dict[str, Any], env: dict[str, str]):
         adopt_env(env)
-        from claimhop.steps.common import get_lm, retriever_for
+        from claimhop.program import stages_for
+        from claimhop.program.runtime import get_lm  # the nodes' own loader
         from graph.durable import DurableChecks
         from state.context import Context
 
         self.settings = settings
         self.ctx = Context.from_any(settings)
-        get_lm(self.ctx.model), retriever_for(self.ctx)  # loaded here, not in the first claim's time
+        get_lm(self.ctx.model), stages_for(self.ctx).built.engine  # loaded here, not in the first claim's time
         self.checks = DurableChecks()
 
     def run(self, item: dict[str, str]) -> dict[str, Any]:

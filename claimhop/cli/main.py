@@ -172,10 +172,10 @@ def load_models_meanwhile(model: str) -> None:
 
     def load() -> None:
         try:
-            import claimhop.steps.common  # the nodes' own loader (what they will call), looked up when called
+            import claimhop.program.runtime  # the nodes' own loader (what they will call), looked up when called
             from claimhop.entities.ner import extract_entities
 
-            claimhop.steps.common.get_lm(model)
+            claimhop.program.runtime.get_lm(model)
             extract_entities(["Steve Augeri"])
         except Exception:  # noqa: BLE001 - reported by the node that needs the model
             pass

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, TextIO
 
-from claimhop.steps.answer import answer_text
+from claimhop.program.explain import answer_text
 
 
 @cache

@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 __all__ = ["PEERS", "ROOT", "_python_files", "code_digest", "run_fingerprint", "system_fingerprint"]
 
 SEARCH_SETTINGS = ("corpus_path", "index_dir", "retriever", "bm25_weight", "dense_weight", "rrf_k", "fusion_depth")
-# The code a one-query search runs: the engine, its factory (steps/common.retriever_for), the bundled data's
+# The code a one-query search runs: the engine, its factory (claimhop/program/built.py), the bundled data's
 # loaders, the base helpers, the systems and the metric.
 SEARCH_CODE = ("claimhop/retrieval", "claimhop/data", "claimhop/atomic.py", "claimhop/cache_root.py",
-               "claimhop/sentences.py", "claimhop/steps/common.py", "claimhop/evaluation/systems.py",
+               "claimhop/sentences.py", "claimhop/program/built.py", "claimhop/evaluation/systems.py",
                "claimhop/evaluation/metric.py")
 # A DSPy peer program adds the model (its settings, the engine, the adapter) and its own module.
 PROGRAM_SETTINGS = (*SEARCH_SETTINGS, "model", "top_k")

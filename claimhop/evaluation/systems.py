@@ -16,14 +16,14 @@ SystemFn = Callable[[str], dict[str, Any]]
 def single_query(mode: str, settings: dict[str, Any], rerank: bool = False) -> SystemFn:
     """The claim as one query, with the run settings' fusion weights (and, with `rerank`, its re-ranker: the
     LM one unless `reranker` names another)."""
-    from claimhop.steps.common import retriever_for
+    from claimhop.program import stages_for
     from state.context import Context
 
     ctx = Context.from_any({**settings, "reranker": (settings.get("reranker") or "lm") if rerank else ""})
 
     def run(claim: str) -> dict[str, Any]:
         before = local_engine_stats()
-        hits = retriever_for(ctx).search(claim, SINGLE_QUERY_DEPTH, mode)
+        hits = stages_for(ctx).built.engine.search(claim, SINGLE_QUERY_DEPTH, mode)
         return {"titles": [h.title for h in hits], **lm_use(before, local_engine_stats())}
 
     return run
@@ -57,11 +57,12 @@ def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]
 
 
 def claimhop_system(settings: dict[str, Any], recall_only: bool = False) -> SystemFn:
-    from claimhop.steps.common import get_lm, retriever_for
+    from claimhop.program import stages_for
+    from claimhop.program.runtime import get_lm  # the nodes' own loader
     from state.context import Context
 
     ctx = Context.from_any(settings)
-    get_lm(ctx.model), retriever_for(ctx)  # loaded once here, so no claim's time includes loading them
+    get_lm(ctx.model), stages_for(ctx).built.engine  # loaded once here, so no claim's time includes loading them
 
     def run(claim: str) -> dict[str, Any]:
         before, ledger = local_engine_stats(), LEDGER.snapshot()

@@ -94,10 +94,11 @@ def split_facts(claim: str, ctx) -> list[dict]:
     from claimhop.entities.ner import extract_entities, unique
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import get_lm
-    from claimhop.steps.facts import facts_from_split, splitter
+    from claimhop.program import stages_for
+    from claimhop.program.facts import facts_from_split
 
     with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
-        split = splitter(ctx)(claim=claim).facts
+        split = stages_for(ctx).fact_splitter().split_claim(claim)
     return facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]),  # as early_gap
                             ctx.tuning.fact_repair)
 

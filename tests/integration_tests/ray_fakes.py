@@ -8,13 +8,13 @@ FAULT = "[explodes in the worker]"
 
 
 def install() -> None:
-    import claimhop.steps.common
+    import claimhop.program.runtime
     import graph.durable
     from fakes import fake_lm
     from test_graph_routing import answers
 
     lm, _ = fake_lm(answers())
-    claimhop.steps.common.get_lm = lambda model: lm
+    claimhop.program.runtime.get_lm = lambda model: lm
     real = graph.durable.DurableChecks.run
 
     def run(self, claim: str, *args, **kwargs):

@@ -31,7 +31,7 @@ from test_graph_routing import answers  # noqa: E402
 
 import claimhop.cli.batch  # noqa: E402
 import claimhop.cli.main  # noqa: E402
-import claimhop.steps.common  # noqa: E402
+import claimhop.program.runtime  # noqa: E402
 from claimhop.evaluation.runner import json_objects  # noqa: E402
 from graph.durable import DurableChecks  # noqa: E402
 
@@ -65,7 +65,7 @@ def test_a_batch_goes_on_through_a_postgres_restart_with_no_claim_lost_or_twice(
     monkeypatch.setattr(claimhop.cli.batch, "RETRY_WAIT_S", (4.0,))
     restarted: list[float] = []
     lm, _ = fake_lm({**answers(), "evidence_ids": restart_in_the_middle(postgres_server, restarted)})
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     claims, out = tmp_path / "claims.jsonl", tmp_path / "results.jsonl"
     claims.write_text("".join(json.dumps({"id": f"c{i}", "claim": c}) + "\n" for i, c in enumerate(CLAIMS)))
     code = claimhop.cli.main.main(["check", "--file", str(claims), "--out", str(out), "--corpus", str(small_corpus),

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from claimhop.lm.call_watch import SerialModel
-from claimhop.steps.common import ModelTimeout, with_timeout
+from claimhop.lm.call_watch import ModelTimeout, with_timeout
 
 
 def model_call(model: SerialModel, seconds: float):

@@ -12,7 +12,7 @@ from fakes import fake_lm
 from test_graph_routing import answers
 
 import claimhop.cli.main
-import claimhop.steps.common
+import claimhop.program.runtime
 from claimhop.cli.batch import read_claims
 
 CLAIMS = ["Steve Augeri is American.", "Cherie Currie sang for The Runaways."]
@@ -37,7 +37,7 @@ def rows(path) -> list[dict]:
 @pytest.fixture
 def fake_model(monkeypatch):
     lm, engine = fake_lm(answers())
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     return engine
 
 

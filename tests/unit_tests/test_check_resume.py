@@ -11,7 +11,7 @@ from fakes import fake_lm
 from test_graph_routing import answers
 
 import claimhop.cli.main
-import claimhop.steps.common
+import claimhop.program.runtime
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."
 
@@ -26,7 +26,7 @@ def cli_home(tmp_path, monkeypatch, small_corpus):
 
 def use_fake(monkeypatch, reply):
     lm, engine = fake_lm(reply)
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     return engine
 
 

@@ -12,7 +12,7 @@ from postgres_db import new_database
 from test_graph_routing import answers
 
 import claimhop.cli.main
-import claimhop.steps.common
+import claimhop.program.runtime
 from claimhop.retrieval.engines import (
     ClaimhopRetriever,
     LangChainSearch,
@@ -62,7 +62,7 @@ def test_pgvector_finds_what_the_built_in_dense_search_finds(loaded, small_corpu
 
 def test_the_graph_runs_unchanged_on_the_external_engine(loaded, small_corpus, monkeypatch, capsys):
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     code = claimhop.cli.main.main(["check", CLAIM, "--set", f"retriever={FACTORY}", "--set", "max_iterations=1",
                           "--set", "use_optimized_program=false", "--set", "verifier=single", "--json", "--quiet"])
     assert code == 0

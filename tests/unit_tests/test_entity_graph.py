@@ -11,7 +11,7 @@ from small_corpus import SMALL_CORPUS
 from test_graph_routing import answers
 
 import claimhop.cli.main
-import claimhop.steps.common
+import claimhop.program.runtime
 from claimhop.retrieval.article_links import LINKS_FILE, ArticleLinks, article_links
 from claimhop.retrieval.corpus import corpus_file, load_corpus
 from claimhop.retrieval.entity_graph import (
@@ -103,7 +103,7 @@ def test_the_link_table_holds_exactly_the_graphs_links_and_is_remade_for_another
 def test_the_bridge_step_follows_links_when_asked_without_the_kuzu_graph(graph, monkeypatch, capsys):
     remove_entity_graph(index_dir_for(corpus_file(graph)))  # following links needs only the link table
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     args = ["check", "Cherie Currie and Steve Augeri were both American.", "--corpus", str(graph), "--json",
             "--quiet", "--set", "use_optimized_program=false", "--set", "max_iterations=0",
             "--set", "phase1_k=2", "--set", "phase2_k=1", "--set", "bridge_k=1",  # leave documents to be linked

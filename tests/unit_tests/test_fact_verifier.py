@@ -72,7 +72,7 @@ def probs(e: float, c: float) -> dict[str, float]:
 
 
 def test_fragments_from_the_splitter_are_joined_to_the_fact_before_them():
-    from claimhop.steps.facts import whole_facts
+    from claimhop.program.facts import whole_facts
 
     facts = [{"text": "Chandgi Ram won a gold medal", "entities": ["Chandgi Ram"]},
              {"text": "in 1970", "entities": []}, {"text": "held in Argentina", "entities": ["Argentina"]},
@@ -113,8 +113,19 @@ def facts_reply(*facts: str) -> dict:
 CONFIDENT_JUDGE_RULE = {"entail_threshold": 0.5, "contradict_threshold": 0.6, "min_alignment": 0.3, "confidence_slope": 0.0}
 
 
+def written_answer(state: dict) -> str:
+    """The answer the graph's last stage writes from a facts verifier's state, with no model call."""
+    from claimhop.program.explain import Explain
+    from state.context import Context
+
+    return Explain(Context(verifier="facts"))(
+        claim=state["claim"], verdict=state["verdict"], confidence=state.get("confidence"),
+        reason=state.get("verdict_reason"), facts=state["facts"], evidence=state["evidence"],
+        selected=state["selected"], degraded=state.get("degraded", [])).text
+
+
 def run_facts(monkeypatch, corpus, reply: dict, judge=fake_judge):
-    monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "judge_pair", lambda model, title, sentence, fact, predictor=None: judge(title, sentence, fact))
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_facts"), "judge_pair", lambda model, title, sentence, fact, predictor=None: judge(title, sentence, fact))
     return run(monkeypatch, corpus, reply, verifier="facts", max_iterations=0, **CONFIDENT_JUDGE_RULE)
 
 
@@ -170,12 +181,10 @@ def test_no_evidence_at_all_gives_insufficient_info_with_the_reason():
 
 
 def test_an_answer_quoting_a_sentence_its_document_lacks_is_never_returned(monkeypatch, small_corpus):
-    from claimhop.steps.answer import mitigate_facts
-
     _, final, _ = run_facts(monkeypatch, small_corpus, facts_reply("Cherie Currie is American"))
     tampered = {**final, "evidence": [{**final["evidence"][0], "sentence": "Cherie Currie is British."}]}
     with pytest.raises(CitationError, match="not found in"):
-        mitigate_facts(tampered)
+        written_answer(tampered)
 
 
 def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
@@ -186,7 +195,7 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
 
     from claimhop.evaluation.verify_eval import documents_by_title
     from claimhop.retrieval.corpus import BUNDLED_CORPUS, load_corpus
-    from claimhop.steps.answer import mitigate_facts
+    from claimhop.program.verify_facts import VerifyFacts
     from state.context import Context
 
     claim = hover_claim("1a93ad4e")
@@ -202,18 +211,20 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
             return probs(0.9, 0.02)
         return probs(0.05, 0.05)
 
-    verify = importlib.import_module("claimhop.steps.facts")
-    monkeypatch.setattr(verify, "atomic_facts", lambda state, ctx: (facts, None, 0))
-    monkeypatch.setattr(verify, "judge_pair", judge)
+    monkeypatch.setattr(VerifyFacts, "atomic_facts", lambda self, claim, names, planned: (facts, None, 0))
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_facts"), "judge_pair", judge)
     state = {"claim": claim["claim"], "selected": selected}
     # three sentences per fact: the gold-medal sentence ranks third for the first fact (with the default 2 that
     # fact stays unsettled, and the claim is still contradicted)
-    result = verify.verify_by_facts(state, Context(verifier="facts", fact_evidence=3, **CONFIDENT_JUDGE_RULE))
+    out = VerifyFacts(Context(verifier="facts", fact_evidence=3, **CONFIDENT_JUDGE_RULE))(
+        claim=claim["claim"], selected=selected, claim_entities=[])
+    result = {"verdict": out.verdict, "confidence": out.confidence, "verdict_reason": out.reason, "facts": out.facts,
+              "evidence": out.evidence}
     assert result["verdict"] == "CONTRADICTED"
     assert [f["verdict"] for f in result["facts"]] == ["SUPPORTED", "CONTRADICTED"]
     bangkok = next(e for e in result["evidence"] if "Bangkok" in e["sentence"])
     assert bangkok["title"] == "1970 Asian Games" and bangkok["sentence"] in selected[1]["text"]
-    answer = mitigate_facts({**state, **result})["answer"]
+    answer = written_answer({**state, **result})
     assert f'The collection says instead: "{bangkok["sentence"]}" [{bangkok["ref"]}]' in answer
 
 

@@ -8,8 +8,8 @@ from fakes import fake_lm
 from langgraph.checkpoint.memory import InMemorySaver
 from test_graph_routing import answers
 
-import claimhop.steps.common
-from claimhop.steps.provenance import mentioned_title, named_phrase
+import claimhop.program.runtime
+from claimhop.program.provenance import mentioned_title, named_phrase
 from graph import NODE_ORDER, build_graph
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."
@@ -20,7 +20,7 @@ def chat(monkeypatch, small_corpus):
     """Send chat turns to one thread of a checkpointed graph; returns (nodes that ran, final values)."""
     reply = {**answers(), "answer": {"answer": "Currie was American [1], see also [42]."}}
     lm, engine = fake_lm(reply)
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     app = build_graph().compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t1"}}
     ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 0, "top_k": 3,
@@ -115,7 +115,7 @@ def test_nothing_of_the_last_check_is_in_the_state_when_the_next_begins(monkeypa
     from langgraph.checkpoint.memory import InMemorySaver
 
     lm, _ = fake_lm({**answers(), "answer": {"answer": "Currie was American [1]."}})
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     app = build_graph().compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "reset"}}
     ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 0, "top_k": 3,

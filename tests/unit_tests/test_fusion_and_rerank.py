@@ -1,4 +1,4 @@
-"""Hybrid fusion weights and the re-ranking stage, as the graph's hops see them through `retriever_for`."""
+"""Hybrid fusion weights and the re-ranking stage, as the graph's hops see them through the run's engine."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from claimhop.retrieval.fusion import Fusion
 from claimhop.retrieval.rerank import CompressorReranker, LMReranker, make_reranker
 from claimhop.retrieval.service import Hit, index_search
 from claimhop.retrieval.tuned_search import TunedSearch
-from claimhop.steps.common import retriever_for
+from claimhop.program import stages_for
 from state.client_policy import client_settings_problem
 from state.context import Context
 
@@ -42,11 +42,11 @@ def test_a_zero_weight_leaves_the_other_ranking(retriever):
 
 
 def test_run_settings_reach_the_fusion(retriever, small_corpus):
-    lean_bm25 = retriever_for(Context(corpus_path=str(small_corpus), bm25_weight=1, dense_weight=0))
-    lean_dense = retriever_for(Context(corpus_path=str(small_corpus), bm25_weight=0, dense_weight=1))
+    lean_bm25 = stages_for(Context(corpus_path=str(small_corpus), bm25_weight=1, dense_weight=0)).built.engine
+    lean_dense = stages_for(Context(corpus_path=str(small_corpus), bm25_weight=0, dense_weight=1)).built.engine
     assert titles(lean_bm25.search(QUERY, 3)) == titles(retriever.search(QUERY, 3, "bm25"))
     assert titles(lean_dense.search(QUERY, 3)) == titles(retriever.search(QUERY, 3, "dense"))
-    reranked = retriever_for(Context(corpus_path=str(small_corpus), reranker="lm", rerank_depth=7, model_timeout_s=42))
+    reranked = stages_for(Context(corpus_path=str(small_corpus), reranker="lm", rerank_depth=7, model_timeout_s=42)).built.engine
     assert isinstance(reranked.reranker, LMReranker) and reranked.rerank_depth == 7
     assert reranked.reranker.timeout_s == 42  # a hung judgement is bounded like every other model call
     assert lean_bm25.reranker is None

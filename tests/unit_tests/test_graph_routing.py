@@ -8,7 +8,7 @@ import importlib
 import pytest
 from fakes import fake_lm
 
-import claimhop.steps.common
+import claimhop.program.runtime
 from graph import NODE_ORDER, graph
 
 # The design's every model step: two planning calls, the model's bridge pick, the gap loop entered every time.
@@ -37,7 +37,7 @@ def answers(complete: bool = False, gap_queries=("Cherie Currie singer",)) -> di
 
 def run(monkeypatch, corpus, reply: dict, **settings):
     lm, engine = fake_lm(reply)
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "verifier": "single", **settings}
     updates = []
     final = None
@@ -71,7 +71,7 @@ def test_loop_stops_when_analysis_says_complete(monkeypatch, small_corpus):
 
 def test_by_default_one_call_plans_and_no_model_call_picks_bridges_or_finds_nothing_missing(monkeypatch, small_corpus):
     neutral = {"entailment": 0.1, "contradiction": 0.1, "neutral": 0.8}
-    monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "judge_pair", lambda *args: neutral)
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_facts"), "judge_pair", lambda *args: neutral)
     updates, final, engine = run(monkeypatch, small_corpus, answers(), verifier="facts")
     assert engine.calls.count("facts") == 1  # one PlanClaimAsFacts call for decompose, early gap and the split
     assert "sub_questions" not in engine.calls and "facts_needed" not in engine.calls and "missing" not in engine.calls
@@ -85,7 +85,7 @@ def test_by_default_one_call_plans_and_no_model_call_picks_bridges_or_finds_noth
 
 def test_the_one_call_planner_writes_sub_questions_and_verify_splits_the_claim_itself(monkeypatch, small_corpus):
     neutral = {"entailment": 0.1, "contradiction": 0.1, "neutral": 0.8}
-    monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "judge_pair", lambda *args: neutral)
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_facts"), "judge_pair", lambda *args: neutral)
     _, final, engine = run(monkeypatch, small_corpus, answers(), verifier="facts", planner="one_call")
     assert engine.calls.count("sub_questions") == 1 and engine.calls.count("facts") == 1  # plan, then the split
     assert final["sub_questions"][1] == "Who is Steve Augeri?" and final["gap_queries"] == ["Steve Augeri"]
@@ -94,7 +94,7 @@ def test_the_one_call_planner_writes_sub_questions_and_verify_splits_the_claim_i
 
 def test_the_gap_loop_runs_when_a_name_of_the_claim_has_no_document(monkeypatch, small_corpus):
     lm, engine = fake_lm(answers(complete=True))
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
     final = graph.invoke({"claim": "Cherie Currie and Quentin Zyxwvutsky were both American."}, context=ctx)
     assert engine.calls.count("missing") == 1 and final["verdict"]
@@ -146,7 +146,7 @@ def test_a_second_claim_on_the_same_thread_starts_afresh(monkeypatch, small_corp
     reply = answers()  # the fake's facts are the same for both claims: none of them is the first claim's text
     reply["facts"] = {"facts": ["Cherie Currie sang.", "Steve Augeri sang."], "entities": ["Steve Augeri"]}
     lm, _ = fake_lm(reply)
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     chat = build_graph().compile(checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "t1"}}
     ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 1, "verifier": "single"}

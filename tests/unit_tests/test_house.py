@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import itertools
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,7 @@ LAYERS = [
     {"claimhop.entities"},
     {"state"},
     {"claimhop.verification"},
-    {"claimhop.program"},  # the step modules (their signatures are at the bottom, in claimhop.signatures)
-    {"claimhop.steps"},
+    {"claimhop.program"},  # the stage modules (their signatures are at the bottom, in claimhop.signatures)
     {"nodes"},
     {"graph"},
     {"claimhop.evaluation", "claimhop.server"},
@@ -176,16 +176,47 @@ def test_a_node_is_a_short_adapter(path):
     assert node.end_lineno - node.lineno + 1 <= MAX_NODE_LINES
 
 
-def test_each_model_step_is_a_module_of_the_program_with_a_forward():
-    """Every reasoning step is a DSPy module the program holds, declaring its predictors and running in `forward`."""
+STAGES = {"search", "plan", "early_gap", "bridge", "gap", "links", "select", "verify", "explain", "follow_up"}
+
+
+def test_each_stage_is_a_module_of_the_program_with_its_own_forward():
+    """Every stage is a DSPy module the program builds from the run's settings, whatever module a setting picks,
+    and its `forward` (the stage's whole algorithm) is its own, not DSPy's."""
     import dspy
 
-    from claimhop.program import ClaimHopProgram
+    from claimhop.program import Stages
+    from claimhop.program.choices import BRIDGES, PLANNERS, VERIFIERS
+    from state.context import Context
 
-    program = ClaimHopProgram()
-    steps = {name: module for name, module in vars(program).items() if isinstance(module, dspy.Module)
-             and not isinstance(module, dspy.Predict)}
-    assert set(steps) >= {"plan", "early_gap", "bridge", "gap", "verify", "explain", "follow_up"}
-    for name, module in steps.items():
-        assert "forward" in type(module).__dict__, f"{name} has no forward"
-        assert module.named_predictors(), f"{name} declares no predictor"
+    for planner, bridge_pick, verifier in itertools.product(PLANNERS, BRIDGES, VERIFIERS):
+        program = Stages(Context(planner=planner, bridge_pick=bridge_pick, verifier=verifier))
+        stages = {name: module for name, module in vars(program).items() if isinstance(module, dspy.Module)
+                  and not isinstance(module, dspy.Predict)}
+        assert set(stages) == STAGES
+        for name, module in stages.items():
+            own = [cls for cls in type(module).__mro__ if "forward" in cls.__dict__]
+            assert own and own[0].__module__.startswith("claimhop.program."), f"{name} has no forward of its own"
+
+
+DEFAULT_FILES = ("plan", "verify", "bridge")
+ALTERNATIVE_FILES = ("plan_one_call", "plan_two_calls", "verify_facts", "verify_qa", "verify_single", "bridge_lm_pick")
+
+
+def test_the_defaults_files_do_not_reach_into_the_alternatives_and_steps_is_gone():
+    """A reader of a default stage sees the default only; the alternatives sit beside it, chosen in one table."""
+    for name in DEFAULT_FILES:
+        reached = {t.rpartition(".")[2] for t in GRAPH[f"claimhop.program.{name}"]}
+        assert not reached & set(ALTERNATIVE_FILES), f"claimhop/program/{name}.py imports an alternative"
+    importers = {m for m, targets in GRAPH.items() for t in targets if t.rpartition(".")[2] in ALTERNATIVE_FILES
+                 and t.startswith("claimhop.program.")}
+    assert importers <= {"claimhop.program.choices", *(f"claimhop.program.{a}" for a in ALTERNATIVE_FILES)}, importers
+    assert not (ROOT / "claimhop" / "steps").exists()
+
+
+@pytest.mark.parametrize("path", NODE_FILES, ids=lambda p: p.stem)
+def test_a_node_reaches_its_stage_in_one_hop(path):
+    """A node imports the program (its stages), the shared plumbing, and at most its own stage's module."""
+    name = f"nodes.{path.stem}"
+    program = {t for t in GRAPH[name] if t.startswith("claimhop.program")}
+    stage_files = program - {"claimhop.program", "claimhop.program.runtime"}
+    assert len(stage_files) <= 1, f"{name} reaches into {sorted(stage_files)}"

@@ -7,7 +7,7 @@ import pytest
 from fakes import fake_lm
 from test_graph_routing import answers
 
-import claimhop.steps.common
+import claimhop.program.runtime
 from claimhop.verification.evidence import rank_evidence
 from graph import check_claim, graph
 from state.instructions import split_instructions
@@ -34,7 +34,7 @@ def test_a_claim_that_is_only_an_instruction_is_refused():
 
 def test_the_model_never_sees_the_instruction_and_the_answer_says_it_was_ignored(monkeypatch, small_corpus):
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     ctx = {"corpus_path": str(small_corpus), "use_optimized_program": False, "max_iterations": 0,
            "verifier": "single"}
     final = graph.invoke({"claim": "Cherie Currie was American. " + INJECTION}, context=ctx)

@@ -10,9 +10,9 @@ import pytest
 from test_graph_routing import answers, run
 
 import claimhop.retrieval.service
-from claimhop.steps.bridging import later_hop, later_link_sources
-from claimhop.steps.search import candidate
-from claimhop.steps.selection import select_from
+from claimhop.program.links import later_hop, later_link_sources
+from claimhop.program.search import candidate
+from claimhop.program.select import select_from
 from state.context import Context
 
 FILLERS = [{"title": f"Company report {i}", "text": f"Report {i} was filed in London about ITC Entertainment."}
@@ -50,23 +50,24 @@ def test_the_later_hop_goes_on_from_a_found_article_to_the_most_specific_article
                   **found(chain, "Company report 0", "phase1")}
     sources = later_link_sources(candidates, ["Anthony Arnatt Bushell", "Anthony Bushell"])
     assert [chain.corpus.titles[i] for i in sources] == ["Anthony Bushell", "Danger Man"]  # not a phase-1 report
-    added, hops = later_hop(chain, candidates, ["Anthony Bushell"], 1, by_specificity=True)
+    hop = later_hop(chain, chain.link_table(), candidates, ["Anthony Bushell"], 1, by_specificity=True)
+    added, hops = hop.candidates, hop.hops
     assert list(added) == ["Ralph Smart"] and added["Ralph Smart"]["found_by"] == ["later_links"]
     assert hops == [{"step": "later_links", "query": "named by Danger Man", "titles": ["Ralph Smart"]}]
-    by_count, _ = later_hop(chain, candidates, ["Anthony Bushell"], 1, by_specificity=False)
+    by_count = later_hop(chain, chain.link_table(), candidates, ["Anthony Bushell"], 1, by_specificity=False).candidates
     assert list(by_count) == ["London"]  # counted once each, the claim's own article's link comes first
-    assert later_hop(chain, candidates, ["Anthony Bushell"], 0, True) == ({}, [])
+    nothing = later_hop(chain, chain.link_table(), candidates, ["Anthony Bushell"], 0, True)
+    assert (nothing.candidates, nothing.hops) == ({}, [])
 
 
 def test_selection_keeps_the_next_link_of_a_chain_that_a_kept_document_names(chain):
     """Danger Man is kept (it names the claim's entity); of two documents that match nothing of the claim, the
     one Danger Man names goes on the chain, and a link every report names counts for less."""
-    from claimhop.steps.bridging import corpus_links
 
     candidates = {**found(chain, "Danger Man", "phase1"), **found(chain, "Company report 1", "phase1"),
                   **found(chain, "Ralph Smart", "later_links"), **found(chain, "London", "links")}
     candidates["Danger Man"]["retrieval_score"] = 1.0
-    links = corpus_links(chain)
+    links = chain.link_table()
     off = Context(top_k=2, claim_floor=0, claim_k=0, chain_weight=0.0)
     on = Context(top_k=2, claim_floor=0, claim_k=0, chain_weight=1.0)
     assert [d["title"] for d in select_from(candidates, ["Danger Man"], [], [], off, links)] == [
@@ -74,7 +75,7 @@ def test_selection_keeps_the_next_link_of_a_chain_that_a_kept_document_names(cha
     kept = select_from(candidates, ["Danger Man"], [], [], on, links)
     assert [d["title"] for d in kept] == ["Danger Man", "Ralph Smart"]
     assert kept[1]["chain"]["named_by"] == "Danger Man" and 0.5 < kept[1]["chain"]["bonus"] <= 1.0
-    from claimhop.steps.provenance import _why_score
+    from claimhop.program.provenance import _why_score
 
     assert 'named by the kept "Danger Man"' in _why_score(kept[1])  # a follow-up says why it was kept
     assert select_from(candidates, ["Danger Man"], [], [], on, None) == select_from(
@@ -97,10 +98,11 @@ def test_the_graph_runs_the_later_hop_after_the_gap_loop_and_records_it(monkeypa
 def test_an_article_that_many_others_name_is_no_bridge(chain):
     """London and ITC Entertainment are named by five articles each here: with generic_links=5 the bridge does
     not look them up and no link hop adds them, so counting links finds the creator instead."""
-    from claimhop.steps.bridging import generic_names
+    from claimhop.program.links import generic_names
 
-    assert generic_names(chain, ["London", "Ralph Smart", "Nobody Known"], 5) == {"London"}
-    assert generic_names(chain, ["London"], 0) == set()  # off
+    assert generic_names(chain, chain.link_table(), ["London", "Ralph Smart", "Nobody Known"], 5) == {"London"}
+    assert generic_names(chain, chain.link_table(), ["London"], 0) == set()  # off
     candidates = {**found(chain, "Anthony Bushell", "phase1"), **found(chain, "Danger Man", "links")}
-    by_count, _ = later_hop(chain, candidates, ["Anthony Bushell"], 1, by_specificity=False, generic=5)
+    by_count = later_hop(chain, chain.link_table(), candidates, ["Anthony Bushell"], 1, by_specificity=False,
+                         generic=5).candidates
     assert list(by_count) == ["Ralph Smart"]

@@ -9,7 +9,7 @@ import pytest
 from fakes import fake_lm
 from test_graph_routing import FULL_DESIGN, answers
 
-import claimhop.steps.common
+import claimhop.program.runtime
 from claimhop.lm.local_engine import LocalModelError
 from graph import graph
 
@@ -18,7 +18,7 @@ CLAIM = "Cherie Currie and Steve Augeri were both American."
 
 def run(monkeypatch, corpus, reply: dict, **settings) -> tuple[dict, list[str], list[dict]]:
     lm, engine = fake_lm(reply)
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "max_iterations": 0, "verifier": "single",
            **FULL_DESIGN, **settings}
     final, events = None, []

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from claimhop.steps.answer import fact_lines
+from claimhop.program.explain import fact_lines
 from claimhop.verification import head as head_module
 from claimhop.verification.head import HeadError, Logistic, VerdictHead, decide, load_head, save_head
 from claimhop.verification.passages import (
@@ -198,23 +198,23 @@ class FakeEngine:
         return self.state
 
 
-def test_the_verify_node_reads_once_and_quotes_every_fact(monkeypatch):
-    from claimhop.program import ClaimHopProgram
+def test_the_verify_stage_reads_once_and_quotes_every_fact(monkeypatch):
+    from claimhop.program.verify import Verify
 
-    passage_verdict = importlib.import_module("claimhop.steps.passage_verdict")
+    verify = importlib.import_module("claimhop.program.verify")
     no_dspy_model(monkeypatch)
     engine = FakeEngine(np.array([3.0, 1.0, 0.0, 0.0]))
-    reading = importlib.import_module("claimhop.program.verifying")
-    monkeypatch.setattr(reading, "local_engine", lambda: engine)
-    monkeypatch.setattr(reading, "load_head", lambda: tiny_head())
-    monkeypatch.setattr(passage_verdict, "load_head", lambda: tiny_head())
+    monkeypatch.setattr(verify, "local_engine", lambda: engine)
+    monkeypatch.setattr(verify, "load_head", lambda: tiny_head())
     from state.context import Context
 
     ctx = Context.from_any({"verifier": "passages"})
-    state = {"claim": "The Runaways' lead singer and Steve Augeri were both American musicians.",
-             "selected": DOCS, "claim_entities": ["Runaways", "Steve Augeri"],
-             "planned_facts": ["The Runaways' lead singer is an American musician.", "Steve Augeri is an American musician."]}
-    update = passage_verdict.verify_by_passages(state, ctx, ClaimHopProgram())
+    out = Verify(ctx)(claim="The Runaways' lead singer and Steve Augeri were both American musicians.",
+                      selected=DOCS, claim_entities=["Runaways", "Steve Augeri"],
+                      planned_facts=["The Runaways' lead singer is an American musician.",
+                                     "Steve Augeri is an American musician."])
+    update = {"lm_calls": out.calls, "verdict": out.verdict, "confidence": out.confidence, "facts": out.facts,
+              "evidence": out.evidence}
     assert len(engine.messages) == 1 and update["lm_calls"] == 1
     assert update["verdict"] == "SUPPORTED" and update["confidence"] > 0.99
     lines = fact_lines(update["facts"], update["evidence"])
@@ -226,27 +226,24 @@ def test_the_verify_node_reads_once_and_quotes_every_fact(monkeypatch):
 
 
 def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatch):
-    from claimhop.program import ClaimHopProgram
+    from claimhop.program.verify import Verify
 
-    passage_verdict = importlib.import_module("claimhop.steps.passage_verdict")
+    verify = importlib.import_module("claimhop.program.verify")
 
     class Broken:
         def last_hidden_state(self, messages, blocks=None):
             raise RuntimeError("llama.cpp said no")
 
     no_dspy_model(monkeypatch)
-    reading = importlib.import_module("claimhop.program.verifying")
-    monkeypatch.setattr(reading, "local_engine", lambda: Broken())
-    monkeypatch.setattr(reading, "load_head", lambda: tiny_head())
-    monkeypatch.setattr(passage_verdict, "load_head", lambda: tiny_head())
+    monkeypatch.setattr(verify, "local_engine", lambda: Broken())
+    monkeypatch.setattr(verify, "load_head", lambda: tiny_head())
     from state.context import Context
 
     ctx = Context.from_any({"verifier": "passages", "model_attempts": 1})
-    update = passage_verdict.verify_by_passages(
-        {"claim": "Steve Augeri is American.", "selected": DOCS, "planned_facts": ["Steve Augeri is American."]}, ctx,
-        ClaimHopProgram())
-    assert update["verdict"] == "INSUFFICIENT_INFO" and update["confidence"] == 0.0
-    assert "llama.cpp said no" in update["degraded"][0] and update["lm_calls"] == 1  # asked, and it failed
+    out = Verify(ctx)(claim="Steve Augeri is American.", selected=DOCS, claim_entities=[],
+                      planned_facts=["Steve Augeri is American."])
+    assert out.verdict == "INSUFFICIENT_INFO" and out.confidence == 0.0
+    assert "llama.cpp said no" in out.degraded and out.calls == 1  # asked, and it failed
 
 
 def test_synthetic_false_claims_swap_a_value_of_the_same_kind_from_the_gold_paragraphs():

@@ -14,9 +14,9 @@ from test_later_links import CHAIN, found
 
 import claimhop.cli.main
 import claimhop.retrieval.service
-import claimhop.steps.common
+import claimhop.program.runtime
 from claimhop.retrieval.pg_search import PostgresError, pg_search
-from claimhop.steps.bridging import later_hop
+from claimhop.program.links import later_hop
 
 QUERIES = ["British television series producer", "actor who directed TV series", "capital city of England",
            "financed by ITC Entertainment", "zzzz unknownword"]
@@ -88,7 +88,8 @@ def test_the_later_link_hop_works_in_postgres(postgres, chain_corpus, capsys):
     load(chain_corpus, "chain", capsys)
     engine = pg_search(postgres, "chain")
     candidates = {**found(engine, "Anthony Bushell", "phase1"), **found(engine, "Danger Man", "links")}
-    added, hops = later_hop(engine, candidates, ["Anthony Bushell"], 1, by_specificity=True)
+    found = later_hop(engine, engine.link_table(), candidates, ["Anthony Bushell"], 1, by_specificity=True)
+    added, hops = found.candidates, found.hops
     assert list(added) == ["Ralph Smart"] and "Ralph Smart was a film" in added["Ralph Smart"]["text"]
     assert hops == [{"step": "later_links", "query": "named by Danger Man", "titles": ["Ralph Smart"]}]
 
@@ -102,7 +103,7 @@ def test_the_graph_runs_the_same_hops_on_postgres(postgres, small_corpus, capsys
 
     def check(*settings: str) -> dict:
         lm, _ = fake_lm(answers())
-        monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+        monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
         args = ["check", "Cherie Currie and Steve Augeri were both American.", "--set", f"corpus_path={small_corpus}",
                 "--set", "max_iterations=1", "--set", "use_optimized_program=false", "--set", "verifier=single",
                 "--json", "--quiet"]

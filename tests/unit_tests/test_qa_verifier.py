@@ -181,7 +181,7 @@ def test_an_answer_other_than_the_facts_contradicts_it(small_corpus):
 
 
 def test_the_graph_with_the_qa_verifier_shows_each_question_answer_and_quote(monkeypatch, small_corpus):
-    monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "ask_model",
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_qa"), "ask_model",
                         lambda model, evidence, question, options, predictor=None: reading_answerer()(evidence, question, options))
     _, final, _ = run(monkeypatch, small_corpus, facts_reply("Cherie Currie is an American singer.",
                                                              "Steve Augeri is a British singer."),

@@ -11,7 +11,7 @@ from fakes import fake_lm
 from test_graph_routing import answers
 
 import claimhop.cli.main
-import claimhop.steps.common
+import claimhop.program.runtime
 from claimhop.cache_root import cache_root
 from claimhop.retrieval.corpus import CorpusError, load_corpus
 from claimhop.retrieval.index_store import IndexFolderError, build_indexes
@@ -41,7 +41,7 @@ def test_keys_in_the_environment_never_reach_checkpoints_logs_or_output(tmp_path
         monkeypatch.setenv(name, SECRET)
     monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     caplog.set_level("DEBUG")
     code = claimhop.cli.main.main(["check", CLAIM, "--model", "openai/gpt-4o-mini", "--corpus", str(small_corpus),
                           "--set", "max_iterations=1", "--set", "use_optimized_program=false", "--set", "verifier=single", "--json"])
@@ -118,7 +118,7 @@ def test_a_client_can_never_choose_where_the_model_is_reached(name):
 def test_nodes_refuse_forbidden_client_settings_in_a_server_process(monkeypatch):
     from types import SimpleNamespace
 
-    from claimhop.steps.common import settings_of
+    from claimhop.program.runtime import settings_of
 
     monkeypatch.setenv("CLAIMHOP_CLIENT_POLICY", "1")
     with pytest.raises(ValueError, match="operator"):
@@ -234,8 +234,8 @@ def test_the_graph_refuses_a_clients_model_before_any_step_searches_or_calls_a_m
     monkeypatch.setenv("CLAIMHOP_CLIENT_POLICY", "1")
     monkeypatch.delenv("CLAIMHOP_MODELS", raising=False)
     monkeypatch.delenv("CLAIMHOP_MODEL", raising=False)
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: pytest.fail(f"a model was loaded: {model}"))
-    monkeypatch.setattr(claimhop.steps.common, "search_engine", lambda *a, **k: pytest.fail("the corpus was searched"))
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: pytest.fail(f"a model was loaded: {model}"))
+    monkeypatch.setattr(claimhop.program.built, "search_engine", lambda *a, **k: pytest.fail("the corpus was searched"))
     for context in ({"model": "huggingface/https://evil.example/v1"}, {"program_path": "/etc/x.json"}):
         with pytest.raises(ValueError, match="CLAIMHOP_MODELS|program_path"):
             graph.invoke({"claim": CLAIM}, context=context)

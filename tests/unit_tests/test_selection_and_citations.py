@@ -2,7 +2,7 @@
 
 import pytest
 
-from claimhop.steps.selection import score_candidates, select_from
+from claimhop.program.select import score_candidates, select_from
 from claimhop.verification.citations import (
     CitationError,
     check_citations,
@@ -112,7 +112,7 @@ def test_evidence_is_verbatim_capped_per_document_and_covers_each_question():
 
 
 def test_entities_of_a_claim_entitys_article_rank_first_and_fragments_are_dropped():
-    from claimhop.steps.entity_ranking import rank_uncovered_entities
+    from claimhop.program.bridge import rank_uncovered_entities
 
     state = {
         "claim": "Chandgi Ram won a gold medal in 1970 at a continental multi-sport event.",
@@ -123,13 +123,13 @@ def test_entities_of_a_claim_entitys_article_rank_first_and_fragments_are_droppe
                                                "1970 Asian Games in Bangkok.", 0.010),
         },
     }
-    ranked = rank_uncovered_entities(state)
+    ranked = rank_uncovered_entities(state["claim"], [], state["candidates"], state["claim_entities"], [])
     assert ranked.index("1970 Asian Games") < ranked.index("Paris Marathon")
     assert "Chandgi Ram" not in ranked  # covered: its article is already a candidate
 
 
 def test_bridge_choice_interleaves_lm_picks_with_the_ranking():
-    from claimhop.steps.bridging import choose
+    from claimhop.program.bridge import choose
 
     ranked = ["1970 Asian Games", "Bangkok", "Argentina", "Gold Medal", "India"]
     assert choose(["Argentina", "Gold Medal", "Invented"], ranked, 4) == [

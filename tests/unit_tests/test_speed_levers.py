@@ -10,7 +10,7 @@ import pytest
 from fakes import fake_lm
 from test_graph_routing import answers
 
-import claimhop.steps.common
+import claimhop.program.runtime
 from graph import graph
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."
@@ -18,7 +18,7 @@ CLAIM = "Cherie Currie and Steve Augeri were both American."
 
 def stream(monkeypatch, corpus, reply: dict, claim: str = CLAIM, **settings):
     lm, engine = fake_lm(reply)
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     ctx = {"corpus_path": str(corpus), "use_optimized_program": False, "verifier": "single", **settings}
     events, final = [], None
     for mode, chunk in graph.stream({"claim": claim}, context=ctx, stream_mode=["custom", "values"]):
@@ -116,7 +116,7 @@ def test_recall_only_eval_stops_after_selection_and_keys_its_rows_apart(monkeypa
     from claimhop.evaluation.systems import make_systems
 
     lm, engine = fake_lm(answers())
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     settings = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
     row = make_systems(["claimhop"], settings, recall_only=True)["claimhop"](CLAIM)
     assert row["titles"] and row["verdict"] is None
@@ -155,14 +155,14 @@ def test_benchmark_figures_and_paired_counts():
 def test_a_retry_samples_a_new_reply_instead_of_replaying_the_failed_one(monkeypatch):
     import dspy
 
-    from claimhop.steps.common import RETRY_TEMPERATURE, call_lm
+    from claimhop.program.runtime import RETRY_TEMPERATURE, call_lm
     from state.context import Context
 
     lm, _ = fake_lm(answers())
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     seen = []
     for attempt in (1, 2):
-        monkeypatch.setattr(claimhop.steps.common, "node_attempt", lambda attempt=attempt: attempt)
+        monkeypatch.setattr(claimhop.program.runtime, "node_attempt", lambda attempt=attempt: attempt)
         call_lm(Context(), "decompose", lambda: seen.append(dict(dspy.settings.lm.kwargs)), list)
     assert seen[0].get("rollout_id") is None and seen[0]["temperature"] != RETRY_TEMPERATURE  # first try: as set
     assert seen[1]["rollout_id"] == 2 and seen[1]["temperature"] == RETRY_TEMPERATURE  # a retry: another sample
@@ -173,7 +173,7 @@ def test_the_gap_loop_stops_when_its_next_prompt_would_show_the_same_documents()
     answer, its queries already asked): no second round then, but one when the shown documents change."""
     from types import SimpleNamespace
 
-    from claimhop.steps.search import found_so_far
+    from claimhop.program.gap import found_so_far
     from graph.routers import route_after_gap_loop
 
     def doc(title: str, score: float) -> dict:
@@ -181,7 +181,7 @@ def test_the_gap_loop_stops_when_its_next_prompt_would_show_the_same_documents()
 
     candidates = {f"D{i}": doc(f"D{i}", 10 - i) for i in range(8)}
     runtime = SimpleNamespace(context={"max_iterations": 3})
-    shown = found_so_far({"candidates": candidates})
+    shown = found_so_far(candidates)
     low = {**candidates, "Low": doc("Low", 0.1)}  # new, but below the eight shown
     state = {"iteration": 1, "gap_complete": False, "new_last_round": 1, "gap_shown": shown}
     assert route_after_gap_loop({**state, "candidates": low}, runtime) == "later_links"

@@ -106,10 +106,10 @@ def test_the_graphs_own_verify_node_is_a_verifier_too(tmp_path, capsys, monkeypa
     from fakes import fake_lm
     from test_graph_routing import answers
 
-    import claimhop.steps.common
+    import claimhop.program.runtime
 
     lm, engine = fake_lm(answers())
-    monkeypatch.setattr(claimhop.steps.common, "get_lm", lambda model: lm)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     out = tmp_path / "verify.jsonl"
     assert claimhop.cli.main.main(["eval-verify", "--systems", "claimhop", "--limit", "2", "--out", str(out),
@@ -136,8 +136,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
              SimpleNamespace(text="in 1970", entities=[]),
              SimpleNamespace(text="The  event was held in Argentina.", entities=["Argentina"])]
     # the default planner's facts are what the graph judges; SplitClaim's only with another planner
-    program = SimpleNamespace(plan=SimpleNamespace(facts=lambda claim: SimpleNamespace(facts=split)), verify=None)
-    monkeypatch.setattr(importlib.import_module("claimhop.steps.facts"), "program_for", lambda ctx: program)
+    monkeypatch.setattr(importlib.import_module("claimhop.program.facts").PlanSplit, "__call__", lambda self, claim: split)
     monkeypatch.setattr(claimhop.lm.provider, "get_lm", lambda model: None)
     seen = {}
 

@@ -1,14 +1,29 @@
-"""The cited answer: headline, explanation with only valid citations, fact lines and references."""
+"""Stage 7, the cited answer (node `mitigate`): headline, explanation with only valid citations, one line a fact
+with its quote, and the references. The passages, facts and QA verifiers' answer is written from their facts
+with no model call (the default); verifier=single's evidence is explained by the model (ExplainVerdict), and only
+the statements that cite a real reference are kept."""
 
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage
+from dataclasses import dataclass
+
+import dspy
 
 from claimhop.lm.provider import LOCAL, describe_model
-from claimhop.steps.common import call_lm, emit, model_update
+from claimhop.program.runtime import call_lm, calls_made
+from claimhop.signatures import ExplainVerdict
 from claimhop.verification.citations import check_citations, drop_invalid_citations
 from claimhop.verification.questions import NOT_STATED
-from state.schema import Evidence, State
+from state.context import Context
+from state.schema import Evidence, SelectedDoc
+
+WRITTEN_FROM_FACTS = ("passages", "facts", "qa")  # verifiers whose facts the answer is written from
+
+
+def numbered(evidence: list[dict]) -> list[str]:
+    """Evidence as the prompts show it: '[n] title: sentence'."""
+    return [f"[{e['ref']}] {e['title']}: {e['sentence']}" for e in evidence]
+
 
 HEADLINES = {
     "SUPPORTED": "The claim is supported by the collection.",
@@ -132,32 +147,47 @@ def asked_line(question: dict, by_ref: dict[int, Evidence]) -> str:
     return f'{line}, from {quote["title"]}: "{quote["sentence"]}" [{quote["ref"]}]' if quote else line
 
 
-def mitigate_facts(state: State, model: str = LOCAL) -> dict:
-    """The answer of the facts verifier, written from the checked facts and their quotes, with no model call."""
-    verdict, evidence = state.get("verdict", "INSUFFICIENT_INFO"), state.get("evidence", [])
-    lines = fact_lines(state.get("facts", []), evidence)
-    explanation = (f"{HEADLINES[verdict]} Confidence {state.get('confidence', 0.0):.2f}: "
-                   f"{state.get('verdict_reason', '')}.\n" + "\n".join(lines))
-    check_citations(explanation, evidence, state.get("selected", []))
-    answer = compose_answer(state["claim"], verdict, explanation, evidence, state.get("degraded", []),
-                            state.get("ignored_instructions"), model, sources_of(state.get("selected", [])))
-    emit("mitigate", event="answer", answer=answer, verdict=verdict, model=model)
-    return {"answer": answer, "model": model, "messages": [AIMessage(content=answer, name="mitigate")]}
+@dataclass
+class Answer:
+    """The answer's text and the model named in it; with the model's explanation, its call and why it fell back
+    (`calls` None when the answer was written with no model step at all)."""
+
+    text: str
+    model: str
+    calls: int | None = None
+    degraded: str | None = None
 
 
-def explained_answer(state: State, ctx, program) -> dict:
-    """The answer under verifier=single: the program's Explain writes statements citing the evidence, only the
-    valid citations are kept (else the evidence is quoted), then the reference list and what fell back."""
-    verdict, evidence = state.get("verdict", "INSUFFICIENT_INFO"), state.get("evidence", [])
-    step = program.explain
-    out, degraded = call_lm(ctx, "mitigate", lambda: step(claim=state["claim"], verdict=verdict, evidence=evidence),
-                            step.fallback, usable=lambda o: bool(cited_statements(o.statements, evidence)) or not evidence)
-    body = " ".join(cited_statements(out.statements, evidence)) or extractive_explanation(evidence)
-    explanation = f"{HEADLINES[verdict]} {body}".strip()
-    check_citations(explanation, evidence, state.get("selected", []))
-    all_degraded = [*state.get("degraded", []), *([degraded] if degraded else [])]
-    answer = compose_answer(state["claim"], verdict, explanation, evidence, all_degraded,
-                            state.get("ignored_instructions"), ctx.model, sources_of(state.get("selected", [])))
-    emit("mitigate", event="answer", answer=answer, verdict=verdict, model=ctx.model)
-    return {"answer": answer, "model": ctx.model, **model_update(ctx, "mitigate", degraded),
-            "messages": [AIMessage(content=answer, name="mitigate")]}
+class Explain(dspy.Module):
+    """The answer from the verifier's facts (no model call), or the model's 2-4 statements on the numbered
+    evidence (verifier=single)."""
+
+    def __init__(self, settings: Context) -> None:
+        super().__init__()
+        self.settings = settings
+        self.predict = dspy.Predict(ExplainVerdict)  # verifier=single
+
+    def forward(self, claim: str, verdict: str | None, confidence: float | None, reason: str | None,
+                facts: list[dict] | None, evidence: list[Evidence], selected: list[SelectedDoc],
+                degraded: list[str], ignored: list[str] | None = None) -> Answer:
+        ctx = self.settings
+        verdict = verdict or "INSUFFICIENT_INFO"
+        sources = sources_of(selected)
+        # a claim with nothing to go on (no facts, no evidence) is written from its facts whatever the verifier
+        if facts is not None and (ctx.verifier in WRITTEN_FROM_FACTS or not facts):
+            explanation = (f"{HEADLINES[verdict]} Confidence {confidence or 0.0:.2f}: {reason or ''}.\n"
+                           + "\n".join(fact_lines(facts, evidence)))
+            check_citations(explanation, evidence, selected)
+            return Answer(compose_answer(claim, verdict, explanation, evidence, degraded, ignored, ctx.model, sources),
+                          ctx.model)
+
+        def ask() -> list[str]:
+            return cited_statements(self.predict(claim=claim, verdict=verdict, evidence=numbered(evidence)).statements,
+                                    evidence)
+
+        statements, failed = call_lm(ctx, "mitigate", ask, list, usable=lambda kept: bool(kept) or not evidence)
+        explanation = f"{HEADLINES[verdict]} {' '.join(statements) or extractive_explanation(evidence)}".strip()
+        check_citations(explanation, evidence, selected)
+        answer = compose_answer(claim, verdict, explanation, evidence, [*degraded, *([failed] if failed else [])],
+                                ignored, ctx.model, sources)
+        return Answer(answer, ctx.model, calls_made(ctx, "mitigate"), failed)

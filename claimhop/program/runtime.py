@@ -1,4 +1,5 @@
-"""What every node needs: its settings, the shared LM and program, progress events, and a guarded LM call."""
+"""The plumbing every stage and node shares: the run's settings from LangGraph's runtime, progress events, and the
+guarded model call (bounded time, retry through LangGraph's RetryPolicy, a deterministic fallback at the end)."""
 
 from __future__ import annotations
 
@@ -13,15 +14,9 @@ from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
 from claimhop.lm.adapter import adapter_for
-from claimhop.lm.call_watch import ModelTimeout, with_timeout  # noqa: F401 - re-exported: nodes and tests use them from here
+from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.provider import get_lm
 from claimhop.lm.usage import LEDGER, model_step
-from claimhop.program import ClaimHopProgram, get_program, program_file
-from claimhop.program.outputs import clean_list  # noqa: F401 - re-exported: steps use it from here
-from claimhop.retrieval.factory import search_engine
-from claimhop.retrieval.fusion import Fusion
-from claimhop.retrieval.rerank import make_reranker
-from claimhop.retrieval.service import SearchEngine
 from state import client_policy
 from state.context import Context
 
@@ -40,33 +35,11 @@ def settings_of(runtime: Any) -> Context:
     return Context.from_any(raw)
 
 
-def retriever_for(ctx: Context) -> SearchEngine:
-    """claimhop's own indexes, or the external LangChain retriever the `retriever` setting names, searched with
-    the run's fusion settings and re-ranker."""
-    reranker = make_reranker(ctx.reranker, ctx.model, ctx.model_timeout_s,
-                             program_for(ctx).relevant if ctx.reranker == "lm" else None)
-    return search_engine(ctx.corpus_path, ctx.index_dir, retriever=ctx.retriever, fusion=fusion_of(ctx),
-                         reranker=reranker, rerank_depth=ctx.rerank_depth)
-
-
-def fusion_of(ctx: Context) -> Fusion:
-    return Fusion(ctx.tuning.bm25_weight, ctx.tuning.dense_weight, ctx.tuning.rrf_k, ctx.tuning.fusion_depth)
-
-
-def program_for(ctx: Context) -> ClaimHopProgram:
-    """The run's program: the optimised one the settings name, else the unoptimised one (one per process)."""
-    return get_program(program_file(ctx.use_optimized_program, ctx.program_path))
-
-
-def lm_for(ctx: Context) -> dspy.LM:
-    return get_lm(ctx.model)
-
-
 def emit(node: str, **payload: Any) -> None:
     """A typed progress event on the `custom` stream: {"node": ..., "event": ..., ...}."""
     try:
         writer = get_stream_writer()
-    except RuntimeError:  # called outside a graph run (unit tests of a node's helpers)
+    except RuntimeError:  # called outside a graph run (unit tests of a stage)
         return
     writer({"node": node, **payload})
 
@@ -84,7 +57,7 @@ class EmptyModelOutput(ValueError):
     """The model answered, but with nothing the step can use."""
 
 
-# Every LM node gets this policy; `model_attempts` (a run setting, at most 5) decides when to stop retrying.
+# Every node that may call the model gets this policy; `model_attempts` (a run setting, at most 5) decides when to stop.
 MODEL_RETRY = RetryPolicy(
     initial_interval=0.5, backoff_factor=2.0, max_interval=4.0, max_attempts=5, jitter=False,
     retry_on=ModelStepFailed,
@@ -126,7 +99,7 @@ def call_lm(
 
     def ask() -> T:
         LEDGER.asked()
-        lm = lm_for(ctx)
+        lm = get_lm(ctx.model)
         if attempt > 1:  # a retry after a bad reply: a new sample, not the same reply again from DSPy's cache
             lm = lm.copy(rollout_id=attempt, temperature=RETRY_TEMPERATURE)
         with dspy.context(lm=lm, adapter=adapter_for(ctx.model)):
@@ -152,6 +125,7 @@ def call_lm(
         return fallback(), reason
 
 
-def model_update(ctx: Context, node: str, degraded: str | None, cost_step: str | None = None) -> dict:
-    """The part of a model step's update every such node writes: the calls it made and why it fell back, if it did."""
-    return {"lm_calls": calls_made(ctx, node, cost_step), "degraded": [degraded] if degraded else []}
+def joined(*reasons: str | None) -> str | None:
+    """Two steps' reasons for falling back as one ("a; b"), or None when neither fell back."""
+    kept = [r for r in reasons if r]
+    return "; ".join(kept) if kept else None

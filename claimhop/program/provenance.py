@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 
 from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.titles import normalize_title
-from claimhop.steps.selection import candidate_pool, score_candidates
+from claimhop.program.select import candidate_pool, score_candidates
 from state.context import Context
 from state.schema import Hop, SelectedDoc, State
 

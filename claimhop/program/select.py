@@ -1,10 +1,15 @@
-"""Which candidates become the documents judged: the claim's own top ranks, then coverage of its entities and
-the links that chain them."""
+"""Stage 5, selection (node `select_documents`): which candidates become the documents judged: the claim's own
+top ranks, then coverage of its entities and the links that chain them (no model call)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import dspy
+
 from claimhop.entities.matching import is_about, mentions
 from claimhop.entities.ner import unique
+from claimhop.program.built import Built
 from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.titles import normalize_title
 from state.context import Context
@@ -119,3 +124,28 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], gap
     rest = [d["title"] for d in ranked if d["title"] not in floor][: max(0, ctx.top_k - len(floor))]
     chosen = floor | set(rest)
     return [d for d in ranked if d["title"] in chosen][: ctx.top_k]
+
+
+@dataclass
+class Selection:
+    """The documents judged, best first, and how many candidates they were chosen from."""
+
+    selected: list[SelectedDoc]
+    pooled: int
+
+
+class Select(dspy.Module):
+    """The `top_k` best candidates under the run's scoring, with the corpus's link table for its chains."""
+
+    def __init__(self, settings: Context, built: Built) -> None:
+        super().__init__()
+        self.settings, self.built = settings, built
+
+    def links(self) -> LinkTable | None:
+        """The link table when chains count (chain_weight above 0), else None (the table is not even opened)."""
+        return self.built.links if self.settings.tuning.chain_weight > 0 else None
+
+    def forward(self, candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
+                claim_ranking: list[Candidate]) -> Selection:
+        selected = select_from(candidates, claim_entities, gap_entities, claim_ranking, self.settings, self.links())
+        return Selection(selected, len(candidate_pool(candidates, claim_ranking, self.settings)))

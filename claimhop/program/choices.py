@@ -1,0 +1,18 @@
+"""One table per stage with alternatives: which module a setting picks. The default is the first row."""
+
+from __future__ import annotations
+
+from claimhop.program.bridge import Bridge
+from claimhop.program.bridge_lm_pick import BridgeWithModelPick
+from claimhop.program.plan import Plan, PlannedGap
+from claimhop.program.plan_one_call import PlanOneCall
+from claimhop.program.plan_two_calls import EarlyGap, PlanTwoCalls
+from claimhop.program.verify import Verify
+from claimhop.program.verify_facts import VerifyFacts
+from claimhop.program.verify_qa import VerifyQA
+from claimhop.program.verify_single import VerifySingle
+
+PLANNERS = {"facts": Plan, "one_call": PlanOneCall, "two_calls": PlanTwoCalls}  # setting `planner`
+EARLY_GAPS = {"facts": PlannedGap, "one_call": PlannedGap, "two_calls": EarlyGap}  # the planner's early gap
+BRIDGES = {"ranking": Bridge, "lm": BridgeWithModelPick}  # setting `bridge_pick`
+VERIFIERS = {"passages": Verify, "facts": VerifyFacts, "qa": VerifyQA, "single": VerifySingle}  # setting `verifier`

@@ -1,0 +1,84 @@
+"""Stage 1, the plan (node `decompose`), and what the claim needs before any search (node `early_gap`).
+
+The default (planner=facts): one model call splits the claim into its atomic facts, which are the sub-questions
+the first hop searches and later the facts the verifier quotes, and names the entities whose articles to look up
+(they are the early gap queries: a name finds its own article). The other planners are in plan_one_call.py and
+plan_two_calls.py, chosen in claimhop.program.choices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dspy
+
+from claimhop.program.outputs import clean_list
+from claimhop.program.runtime import call_lm, calls_made
+from claimhop.signatures import PlanClaimAsFacts
+from state.context import Context
+
+MAX_FACTS = 5  # a claim's atomic facts kept for the verifier (HoVer claims have 2-4)
+MAX_NAMES = 8  # names kept from a plan or a gap analysis (a 4-hop claim names at most 6 in the dev set)
+
+
+@dataclass
+class PlanResult:
+    """What a planner gives the graph: the first hop's sub-questions, the claim's facts (planner=facts; None when
+    the plan fell back, so the verifier splits the claim itself), the names to look up and the queries for them
+    (None when another call, the early gap, names them), why it fell back and the calls it made."""
+
+    sub_questions: list[str]
+    facts: list[str] | None
+    gap: dict | None
+    degraded: str | None = None
+    calls: int = 0
+
+
+@dataclass
+class GapResult:
+    """What the claim needs before any search: the facts it rests on, the names to look up and the queries."""
+
+    facts_needed: list[str]
+    entities: list[str]
+    queries: list[str]
+    degraded: str | None = None
+    calls: int = 0
+
+
+class Plan(dspy.Module):
+    """planner=facts: one call splits the claim into facts (the sub-questions) and names what to look up."""
+
+    cost_step = "plan"  # the model-cost step a plan is charged to: one call planning everything
+
+    def __init__(self, settings: Context) -> None:
+        super().__init__()
+        self.settings = settings
+        self.facts = dspy.Predict(PlanClaimAsFacts)
+
+    def forward(self, claim: str) -> PlanResult:
+        ctx = self.settings
+
+        def ask() -> tuple[list[str], list[str]]:
+            out = self.facts(claim=claim)
+            return clean_list(out.facts, MAX_FACTS), clean_list(out.entities, MAX_NAMES)
+
+        (facts, names), degraded = call_lm(ctx, "decompose", ask, lambda: ([claim], []),
+                                           usable=lambda out: bool(out[0][: ctx.max_sub_questions]),
+                                           cost_step=self.cost_step)
+        return PlanResult(
+            sub_questions=[claim] if degraded else facts[: ctx.max_sub_questions],
+            facts=None if degraded else facts,  # a failed plan leaves the claim's split to the verifier
+            gap={"queries": names[: ctx.tuning.max_gap_queries] or [claim], "entities": names},
+            degraded=degraded, calls=calls_made(ctx, "decompose", self.cost_step))
+
+
+class PlannedGap(dspy.Module):
+    """The early gap of a plan that already named what to look up (planner=facts or one_call): no model call."""
+
+    def __init__(self, settings: Context) -> None:
+        super().__init__()
+        self.settings = settings
+
+    def forward(self, claim: str, planned: dict | None) -> GapResult:
+        planned = planned or {"queries": [claim], "entities": []}
+        return GapResult(facts_needed=[], entities=clean_list(planned["entities"], MAX_NAMES),
+                         queries=clean_list(planned["queries"], self.settings.tuning.max_gap_queries) or [claim])

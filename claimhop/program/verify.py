@@ -1,0 +1,142 @@
+"""Stage 6, the verdict (node `verify`), by default (verifier=passages): the model reads the claim with the best
+passages of the selected documents whole, in one pass; a learned head turns what it read into the verdict
+(claimhop.verification.head); each fact of the claim is quoted from the passages read
+(claimhop.verification.quotes). A claim that no selected document names gets INSUFFICIENT_INFO with no model call.
+The other verifiers (facts, qa, single) are in verify_*.py, chosen in claimhop.program.choices."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import dspy
+
+from claimhop.lm.classify import classify
+from claimhop.lm.provider import LOCAL, get_lm, local_engine
+from claimhop.program.facts import SplitsClaims
+from claimhop.program.runtime import call_lm, calls_made, joined
+from claimhop.signatures import JudgeClaimOnPassages
+from claimhop.verification.coverage import claim_names, nothing_about, unmentioned_names
+from claimhop.verification.head import decide, load_head
+from claimhop.verification.passages import hidden_state, passage_messages, passages_read
+from claimhop.verification.quotes import quotes_for
+from state.context import Context
+from state.schema import Evidence, SelectedDoc
+
+NOTHING_CONFIDENCE = 0.95  # a claim whose names no selected document mentions: not settled, and sure of it
+FAILED = {"supported": 0.0, "contradicted_if_not": 0.0, "yes": 0.0, "failed": 1.0}
+
+
+@dataclass
+class VerifyResult:
+    """A verifier's verdict: its confidence and reason (None from verifier=single), the facts judged (None when
+    the verifier gives none), the numbered evidence the answer cites, the calls made, why a step fell back, and
+    for the passage verifier the passages read, the probabilities and each fact's quotes. `summary` is the
+    progress line's detail ("confidence 0.81; read 5 passages")."""
+
+    verdict: str
+    evidence: list[Evidence]
+    calls: int
+    summary: str
+    confidence: float | None = None
+    reason: str | None = None
+    facts: list[dict] | None = None
+    degraded: str | None = None
+    read: list[str] | None = None
+    probabilities: dict[str, float] | None = None
+    quotes: list[list[dict]] | None = field(default=None, repr=False)
+
+
+def nothing_to_go_on(claim: str, claim_entities: list[str], selected: list[SelectedDoc]) -> VerifyResult | None:
+    """INSUFFICIENT_INFO, said plainly, with no model call and no quote, when no selected document mentions any
+    name of the claim (there is nothing to quote); None when there is something to go on."""
+    names = unmentioned_names(claim_names(claim, claim_entities), selected)
+    if not names:
+        return None
+    reason = nothing_about(names)
+    return VerifyResult("INSUFFICIENT_INFO", [], 0, reason, confidence=NOTHING_CONFIDENCE, reason=reason, facts=[])
+
+
+class Verify(SplitsClaims):
+    """verifier=passages: one pass over the claim and the passages read; the head decides."""
+
+    def __init__(self, settings: Context) -> None:
+        super().__init__(settings)
+        self.judge_passages = dspy.Predict(JudgeClaimOnPassages)  # a served model without logprobs
+
+    def forward(self, claim: str, selected: list[SelectedDoc], claim_entities: list[str],
+                planned_facts: list[str] | None = None, gap_entities: list[str] = (),
+                sub_questions: list[str] = ()) -> VerifyResult:
+        ctx = self.settings
+        empty = nothing_to_go_on(claim, claim_entities, selected)
+        if empty is not None:
+            return empty
+        facts, degraded, split_calls = self.atomic_facts(claim, claim_entities, planned_facts)
+        head = load_head()
+        passages = passages_read(selected, claim, head.reading)
+        probs, failed = call_lm(ctx, "verify", lambda: passage_probabilities(ctx.model, claim, passages,
+                                                                             self.judge_passages), lambda: dict(FAILED))
+        degraded = joined(degraded, failed)
+        verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], head.threshold)
+        if probs.get("failed"):
+            verdict, confidence = "INSUFFICIENT_INFO", 0.0
+        quotes = quotes_for([f["text"] for f in facts], passages)
+        evidence, records = quoted_facts(facts, quotes, verdict, confidence)
+        return VerifyResult(verdict, evidence, split_calls + calls_made(ctx, "verify"),
+                            f"confidence {confidence:.2f}; read {len(passages)} passages", confidence=confidence,
+                            reason=reason_of(verdict, probs, len(passages)), facts=records, degraded=degraded,
+                            read=[p["title"] for p in passages], probabilities=probs, quotes=quotes)
+
+
+def quoted_facts(facts: list[dict], quotes: list[list[dict]], verdict: str, confidence: float
+                 ) -> tuple[list[Evidence], list[dict]]:
+    """Each fact's quotes numbered once as evidence, and the fact records the answer writes its lines from (the
+    claim was judged as a whole, so every fact carries its verdict)."""
+    evidence: list[Evidence] = []
+    records = []
+    for fact, fact_quotes in zip(facts, quotes):
+        refs = []
+        for quote in fact_quotes:
+            known = next((e for e in evidence if (e["title"], e["sentence"]) == (quote["title"], quote["sentence"])), None)
+            if known is None:
+                known = {"ref": len(evidence) + 1, "title": quote["title"], "sentence": quote["sentence"],
+                         "score": quote["score"]}
+                evidence.append(known)
+            refs.append(known["ref"])
+        records.append({"fact": fact["text"], "entities": fact["entities"], "evidence": [], "alignment": 0.0,
+                        "verdict": verdict, "confidence": confidence, "error": None, "ref": refs[0] if refs else 0,
+                        "refs": refs, "read": True})
+    return evidence, records
+
+
+def passage_probabilities(model: str, claim: str, passages: list[dict],
+                          predictor: dspy.Predict | None = None) -> dict[str, float]:
+    """P(supported), P(contradicted | not supported) and the model's own P(yes) for the claim on these passages.
+    The local model: one pass, the head reads its hidden state. Another model: its P(yes) through logprobs (or
+    its yes/no through DSPy), calibrated as the head file says; it cannot tell contradicted from unsettled."""
+    head = load_head()
+    messages = passage_messages(claim, passages)
+    if (model or LOCAL) == LOCAL:
+        return head.probabilities(hidden_state(local_engine(), messages, head.reading.blocks))
+
+    def ask_dspy() -> str:
+        with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):
+            judge = predictor or dspy.Predict(JudgeClaimOnPassages)
+            return judge(documents=[f"[{p['title']}] {p['text']}" for p in passages], claim=claim).supported
+
+    p_yes = classify(model, JudgeClaimOnPassages, messages[1]["content"], ("yes", "no"), ask_dspy)["yes"]
+    p_yes = min(max(p_yes, 1e-6), 1 - 1e-6)
+    a, b = head.yes_calibration
+    p_supported = 1.0 / (1.0 + math.exp(-(a * math.log(p_yes / (1 - p_yes)) + b)))
+    return {"supported": p_supported, "contradicted_if_not": 0.0, "yes": p_yes}
+
+
+def reason_of(verdict: str, probs: dict[str, float], read: int) -> str:
+    """Why, in the words the answer uses."""
+    if probs.get("failed"):
+        return "the model could not read the passages"
+    if verdict == "SUPPORTED":
+        return f"read together, the {read} best passages support every part of the claim"
+    if verdict == "CONTRADICTED":
+        return f"read together, the {read} best passages say something else than the claim"
+    return f"read together, the {read} best passages do not settle the claim"

@@ -1,0 +1,49 @@
+"""verifier=single: one model call over the best evidence sentences; the answer's references are exactly the
+sentences the verdict rests on (the answer is then written by the program's Explain, with the model)."""
+
+from __future__ import annotations
+
+import dspy
+
+from claimhop.program.explain import numbered
+from claimhop.program.runtime import call_lm, calls_made
+from claimhop.program.verify import VerifyResult, nothing_to_go_on
+from claimhop.signatures import VerifyClaim
+from claimhop.verification.evidence import rank_evidence
+from state.context import Context
+from state.schema import Evidence, SelectedDoc
+
+FALLBACK_VERDICT = "INSUFFICIENT_INFO"
+CITED_WHEN_NONE = 3  # the model cited nothing valid: the best three sentences stand behind the verdict
+
+
+class VerifySingle(dspy.Module):
+    """One call, reasoning first (4/5 labels right against 1/5 without, on the first dev sample)."""
+
+    def __init__(self, settings: Context) -> None:
+        super().__init__()
+        self.settings = settings
+        self.single = dspy.ChainOfThought(VerifyClaim)
+
+    def forward(self, claim: str, selected: list[SelectedDoc], claim_entities: list[str],
+                planned_facts: list[str] | None = None, gap_entities: list[str] = (),
+                sub_questions: list[str] = ()) -> VerifyResult:
+        ctx = self.settings
+        empty = nothing_to_go_on(claim, claim_entities, selected)
+        if empty is not None:
+            return empty
+        pool = rank_evidence(claim, selected, [*claim_entities, *gap_entities], ctx.evidence_sentences,
+                             list(sub_questions))
+        evidence: list[Evidence] = [{"ref": i, **e} for i, e in enumerate(pool, start=1)]
+
+        def ask() -> tuple[str, list[int]]:
+            out = self.single(claim=claim, evidence=numbered(evidence))
+            return out.verdict, list(out.evidence_ids or [])
+
+        (verdict, ids), degraded = call_lm(ctx, "verify", ask, lambda: (FALLBACK_VERDICT, []))
+        if not evidence:
+            verdict, ids = FALLBACK_VERDICT, []
+        cited = [e for e in evidence if e["ref"] in set(ids)] or evidence[:CITED_WHEN_NONE]
+        behind = [{**e, "ref": i} for i, e in enumerate(cited, start=1)]
+        return VerifyResult(verdict, behind, calls_made(ctx, "verify"), f"on {len(behind)} evidence sentences",
+                            degraded=degraded)
