@@ -16,9 +16,9 @@ from pathlib import Path
 
 from langgraph_sdk import get_client
 
+from benchmarks.launch import dev_server
 from claimhop.atomic import write_json
 from claimhop.evaluation.data import load_claims
-from claimhop.server.launch import dev_server
 
 STREAM_MODES = ["values", "messages-tuple", "custom", "updates"]
 

@@ -21,11 +21,11 @@ from pathlib import Path
 import httpx
 from langgraph_sdk import get_client
 
+from benchmarks.launch import dev_server
 from claimhop.atomic import write_json
 from claimhop.evaluation.data import load_claims
 from claimhop.evaluation.figures import pyplot, save_png
 from claimhop.evaluation.metric import all_gold_in
-from claimhop.server.launch import dev_server
 
 VERDICTS = {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
 

@@ -1,5 +1,6 @@
-"""Shared by the speed and step benchmarks: the committed dev sample, one configuration's run in a fresh process
-(its own DSPy cache, its own engine options), and the figures of a run's rows.
+"""Shared by the speed and step benchmarks: the committed dev sample and one configuration's run in a fresh
+process (its own DSPy cache, its own engine options). The figures of a run's rows and the paired counts are the
+library's (claimhop.evaluation.run_summary, claimhop.evaluation.report), which README's table uses too.
 
 Each configuration runs as `claimhop eval --systems claimhop` in a subprocess, so its rows are ordinary eval
 rows (resumable: a killed benchmark picks up where it stopped) and the engine options, which are per process,
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 from collections import defaultdict
@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimhop.evaluation.data import DEV_CLAIMS, load_claims
-from claimhop.evaluation.report import macro_f1, mcnemar_exact
 from claimhop.evaluation.runner import recorded_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,48 +104,3 @@ def claimhop_rows(path: Path, claims: Path) -> dict[str, dict]:
     other settings) for the claims of `claims`, by claim uid."""
     rows, _ = recorded_run(path, load_claims(claims), ["claimhop"], "python -m benchmarks.speed")
     return {row["uid"]: row for row in rows}
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
-
-
-def figures(rows: list[dict]) -> dict[str, float | None]:
-    """What the benchmarks print for one configuration's rows."""
-    seconds = [r["seconds"] for r in rows]
-    steps = [r.get("steps", {}) for r in rows]
-
-    def per_claim(field_name: str) -> float:
-        return statistics.mean(sum(s.get(field_name, 0) for s in step.values()) for step in steps)
-
-    three = [r for r in rows if r["num_hops"] == 3]
-    verdicts = [(r["label"], "SUPPORTED" if r.get("verdict") == "SUPPORTED" else "NOT_SUPPORTED")
-                for r in rows if r.get("verdict")]
-    return {
-        "claims": len(rows),
-        "median_s": statistics.median(seconds), "p90_s": percentile(seconds, 0.9),
-        "calls": per_claim("calls"), "prompt_tokens": per_claim("prompt_tokens"),
-        "output_tokens": per_claim("output_tokens"), "cached_tokens": per_claim("cached_tokens"),
-        "cache_hits": sum(r.get("cache_hits", 0) for r in rows),
-        "recall": statistics.mean(r["recall@21"] for r in rows),
-        "recall_3hop": statistics.mean(r["recall@21"] for r in three) if three else None,
-        "found_all": sum(r["recall@21"] == 1 for r in rows),
-        "macro_f1": macro_f1(verdicts) if verdicts else None,
-    }
-
-
-def paired(a: dict[str, dict], b: dict[str, dict], right) -> tuple[int, int, float]:
-    """Claims only `a` gets right, only `b` gets right (by `right(row)`), and the exact McNemar p."""
-    shared = [uid for uid in a if uid in b]
-    only_a = sum(right(a[u]) and not right(b[u]) for u in shared)
-    only_b = sum(right(b[u]) and not right(a[u]) for u in shared)
-    return only_a, only_b, mcnemar_exact(only_a, only_b)
-
-
-def verdict_right(row: dict) -> bool:
-    return ("SUPPORTED" if row.get("verdict") == "SUPPORTED" else "NOT_SUPPORTED") == row["label"]
-
-
-def all_gold(row: dict) -> bool:
-    return row["recall@21"] == 1

@@ -17,19 +17,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks.runs import (
-    BASELINES,
-    NEW,
-    PREVIOUS,
-    Config,
-    all_gold,
-    claimhop_rows,
-    figures,
-    paired,
-    run_config,
-    sample_file,
-    verdict_right,
-)
+from benchmarks.runs import BASELINES, NEW, PREVIOUS, Config, claimhop_rows, run_config, sample_file
+from claimhop.evaluation.report import all_gold, paired, verdict_right
+from claimhop.evaluation.run_summary import figures
 
 ROWS = [("median_s", "median s/claim", 1), ("p90_s", "p90 s/claim", 1), ("calls", "model calls/claim", 1),
         ("prompt_tokens", "prompt tokens/claim", 0), ("output_tokens", "output tokens/claim", 0),

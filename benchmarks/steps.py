@@ -27,19 +27,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.runs import (
-    NEW,
-    PREVIOUS,
-    Config,
-    all_gold,
-    claimhop_rows,
-    figures,
-    paired,
-    run_config,
-    sample_file,
-    verdict_right,
-)
+from benchmarks.runs import NEW, PREVIOUS, Config, claimhop_rows, run_config, sample_file
 from claimhop.cache_root import cache_root
+from claimhop.evaluation.report import all_gold, paired, verdict_right
+from claimhop.evaluation.run_summary import figures
 
 
 @dataclass(frozen=True)

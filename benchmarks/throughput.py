@@ -22,11 +22,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from benchmarks.launch import free_port
 from claimhop.atomic import write_json, write_text
 from claimhop.evaluation.figures import pyplot, save_png
 from claimhop.evaluation.metric import all_gold_in
 from claimhop.evaluation.runner import json_objects
-from claimhop.server.launch import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 

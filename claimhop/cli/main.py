@@ -484,6 +484,12 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
 
     stop_at_once_on_ctrl_c()
     synthetic = Path(args.synthetic)
+    retrieved = Path(args.retrieved_from)
+    # before the synthetic claims are made (model time): the default is a clone's committed file, relative to it
+    if not args.dspy and not args.no_dev and not retrieved.is_file():
+        raise UsageError(f"--retrieved-from {retrieved}: no such file (the default is a claimhop clone's committed "
+                         "selection: run inside the clone, give a `claimhop eval --systems claimhop` results file, "
+                         "or --no-dev)")
     if not synthetic.is_file():
         if args.questions < 10:
             raise UsageError("--questions must be at least 10")
@@ -491,9 +497,6 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
         print(f"synthetic claims: {len(rows)} written to {synthetic}")
     if args.dspy:
         return compile_dspy_judge(synthetic, args.candidates)
-    retrieved = Path(args.retrieved_from)
-    if not args.no_dev and not retrieved.is_file():
-        raise UsageError(f"--retrieved-from {retrieved}: no such file (run `claimhop eval --systems claimhop` first)")
     try:
         rule = reading_rule(args.reading or READING, args.blocks or READ_BLOCKS)
     except ValueError as error:

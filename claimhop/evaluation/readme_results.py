@@ -2,30 +2,29 @@
 
 The table was typed by hand, and some of its rows went on quoting runs from before the defaults they described.
 Here every row names the committed files it reads (under docs/results/), computes its figures with the
-functions the reports themselves use (claimhop.evaluation.report, claimhop.evaluation.verify_eval and the speed
-benchmarks' `benchmarks.runs`), and says which run the rows record: their fingerprint, and the commit it was
-measured at (RUNS; a run missing from it is shown as such, and the unit test fails on it). The verdict row
-reports the verifier that is the default now (`Context().verifier`).
+functions the reports and the speed benchmarks themselves use (claimhop.evaluation.report, .run_summary and
+.verify_eval), and says which run the rows record: their fingerprint, and the commit it was measured at (RUNS; a
+run missing from it is shown as such, and the unit test fails on it). The verdict row reports the verifier that
+is the default now (`Context().verifier`).
 
 `claimhop results-table` writes the table into README.md between MARKERS; `claimhop results-table --check`
 and tests/unit_tests/test_readme_results.py fail, naming the rows, when README disagrees with the rows.
-This module reads the checkout (README.md, docs/results/, benchmarks/), so it runs from a clone, not a wheel.
+The rows and README are a checkout's, not the installed package's: every function takes the checkout's folder
+(`find_checkout` finds the one holding a folder), and outside a checkout it is a NotACheckout error.
 """
 
 from __future__ import annotations
 
-import importlib
 import statistics
-import sys
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from claimhop.evaluation.metric import label_of
-from claimhop.evaluation.report import macro_f1, mcnemar_exact, summarize
+from claimhop.evaluation.report import all_gold, macro_f1, paired, summarize, verdict_right
+from claimhop.evaluation.run_summary import figures
 from claimhop.evaluation.runner import rows_in
 
-ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+README = Path("README.md")  # both relative to the checkout
 RESULTS = Path("docs/results")
 MARKERS = ("<!-- results:start -->", "<!-- results:end -->")
 HEADER = ("measure", "claimhop, current defaults", "compared with", "rows (file, run, commit)", "details")
@@ -60,6 +59,33 @@ class Row:
     details: str
 
 
+class NotACheckout(FileNotFoundError):
+    """The folder holds no claimhop checkout: the table is made from a clone's committed rows, never from a wheel."""
+
+
+def is_checkout(folder: Path) -> bool:
+    return (folder / README).is_file() and (folder / RESULTS).is_dir()
+
+
+def checkout(root: Path) -> Path:
+    """`root` when it is a claimhop checkout (README.md and docs/results/), else a NotACheckout naming it."""
+    if not is_checkout(root):
+        raise NotACheckout(f"{root} is not a claimhop checkout (no {README} beside {RESULTS}/): README's Results "
+                           "table is made from a clone's committed rows; run inside a clone or pass --root CLONE")
+    return root
+
+
+def find_checkout(start: Path) -> Path:
+    """The claimhop checkout holding `start`: it or the nearest folder above it, as git finds its repository."""
+    start = start.resolve()
+    found = next((folder for folder in (start, *start.parents) if is_checkout(folder)), None)
+    if found is None:
+        raise NotACheckout(f"no claimhop checkout at or above {start} (a folder with {README} and {RESULTS}/): "
+                           "README's Results table is made from a clone's committed rows; run inside a clone or "
+                           "pass --root CLONE")
+    return found
+
+
 def p_value(p: float) -> str:
     """An exact McNemar p as the table prints it: two decimals, or one significant digit below 0.01."""
     if p >= 0.01:
@@ -88,13 +114,6 @@ def _fingerprints(rows: list[dict]) -> list[str]:
     return list(dict.fromkeys(r["fingerprint"] for r in rows))
 
 
-def _benchmark_runs():
-    """benchmarks.runs (the speed benchmarks' figures and paired counts): part of the checkout, not the package."""
-    if str(ROOT) not in sys.path:
-        sys.path.append(str(ROOT))
-    return importlib.import_module("benchmarks.runs")
-
-
 def _by_uid(rows: list[dict], system: str) -> dict[str, dict]:
     return {r["uid"]: r for r in rows if r["system"] == system}
 
@@ -102,7 +121,6 @@ def _by_uid(rows: list[dict], system: str) -> dict[str, dict]:
 def recall_row(root: Path, measure: str, rows_file: Path, previous_file: Path, details: str) -> Row:
     """recall@21 of claimhop's rows in a `claimhop eval --recall-only` file, against the previous defaults' rows
     and against each peer of the same run, claim by claim."""
-    runs = _benchmark_runs()
     rows = _rows(root, rows_file)
     summary = summarize(rows)
     ours = summary["claimhop"]["groups"]
@@ -116,12 +134,12 @@ def recall_row(root: Path, measure: str, rows_file: Path, previous_file: Path, d
     claimhop = _by_uid(rows, "claimhop")
     previous_rows = _rows(root, previous_file, "claimhop")
     previous = _by_uid(previous_rows, "claimhop")
-    gained, lost, p = runs.paired(claimhop, previous, runs.all_gold)
+    gained, lost, p = paired(claimhop, previous, all_gold)
     before = summarize(previous_rows)["claimhop"]["groups"]["all"]["recall@21"]
     compared = [f"previous defaults {before:.3f} ({gained} gained, {lost} lost, p = {p_value(p)})"]
     for system, name in PEERS.items():
         if system in summary:
-            only_ours, only_theirs, p = runs.paired(claimhop, _by_uid(rows, system), runs.all_gold)
+            only_ours, only_theirs, p = paired(claimhop, _by_uid(rows, system), all_gold)
             compared.append(f"{name} {summary[system]['groups']['all']['recall@21']:.3f} ({only_ours} only claimhop, "
                             f"{only_theirs} only it, p = {p_value(p)})")
     recorded = (f"{_link(rows_file)} (claimhop rows: {', '.join(_run(f) for f in _fingerprints(claimhop.values()))}; "
@@ -140,7 +158,6 @@ def verdict_row(root: Path, rows_file: Path, details: str) -> Row:
     `claimhop eval-verify` file; the default verifier's figure, each other verifier paired with it."""
     from claimhop.evaluation.verify_eval import bootstrap_ci, expected_calibration_error
 
-    runs = _benchmark_runs()
     rows = _rows(root, rows_file)
     default = default_verifier()
 
@@ -170,7 +187,7 @@ def verdict_row(root: Path, rows_file: Path, details: str) -> Row:
     mine = _by_uid(rows, f"{default}@retrieved")
     compared = []
     for system in others:
-        only_ours, only_theirs, p = runs.paired(mine, _by_uid(rows, f"{system}@retrieved"), runs.verdict_right)
+        only_ours, only_theirs, p = paired(mine, _by_uid(rows, f"{system}@retrieved"), verdict_right)
         gold = f"gold {f1(f'{system}@gold'):.1f}; " if any(r["system"] == f"{system}@gold" for r in rows) else ""
         compared.append(f"{VERIFIERS.get(system, system)} {f1(f'{system}@retrieved'):.1f} ({gold}{only_ours} vs "
                         f"{only_theirs}, p = {p_value(p)})")
@@ -187,12 +204,11 @@ def verdict_row(root: Path, rows_file: Path, details: str) -> Row:
 def speed_row(root: Path, rows_file: Path, earlier_file: Path, earlier_name: str, details: str,
               machine: str = "idle 2-core machine") -> Row:
     """Seconds a claim of the whole graph on the seeded 40-claim dev sample, with the speed benchmarks' figures."""
-    runs = _benchmark_runs()
     rows = _rows(root, rows_file, "claimhop")
     earlier = _rows(root, earlier_file, "claimhop")
     if {r["uid"] for r in rows} != {r["uid"] for r in earlier}:
         raise ValueError(f"{rows_file} and {earlier_file} are not runs of the same claims")
-    now, then = runs.figures(rows), runs.figures(earlier)
+    now, then = figures(rows), figures(earlier)
     verify = [r["steps"]["verify"]["seconds"] for r in rows if "verify" in r.get("steps", {})]
     step = f"; the verify step {statistics.median(verify):.1f} s of it" if verify else ""
     figure = (f"**median {now['median_s']:.1f} s** (p90 {now['p90_s']:.1f} s{step}); {now['calls']:.1f} model "
@@ -206,8 +222,9 @@ def speed_row(root: Path, rows_file: Path, earlier_file: Path, earlier_name: str
                recorded, details)
 
 
-def rows(root: Path = ROOT) -> list[Row]:
+def rows(root: Path) -> list[Row]:
     """Every row of README's Results table, from the committed files under `root`/docs/results."""
+    root = checkout(root)
     recall = RESULTS / "recall-20"
     return [
         recall_row(root, "recall@21 (every gold title among the 21), all {n} HoVer dev claims (the claims reported "
@@ -251,7 +268,7 @@ def _between_markers(text: str, readme: Path) -> tuple[str, str, str]:
     return head, body, tail
 
 
-def spliced(text: str, table: str, readme: Path = README) -> str:
+def spliced(text: str, table: str, readme: Path) -> str:
     head, _, tail = _between_markers(text, readme)
     return f"{head}{MARKERS[0]}\n{table}\n{MARKERS[1]}{tail}"
 
@@ -265,7 +282,7 @@ def _table_rows(block: str) -> dict[str, str]:
     return out
 
 
-def differences(readme: Path = README, root: Path = ROOT, table: list[Row] | None = None) -> list[str]:
+def differences(readme: Path, root: Path, table: list[Row] | None = None) -> list[str]:
     """What README's table has that the rows do not give, one line per row (empty when they agree); `table`:
     rows already computed from `root`."""
     text = readme.read_text(encoding="utf-8")
@@ -288,7 +305,7 @@ def differences(readme: Path = README, root: Path = ROOT, table: list[Row] | Non
     return found or ["the text around the table differs (header, or the line under it)"]
 
 
-def write(readme: Path = README, root: Path = ROOT) -> bool:
+def write(readme: Path, root: Path) -> bool:
     """Regenerate README's table between the markers; True when the file changed."""
     from claimhop.atomic import write_text
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from claimhop.evaluation.figures import pyplot, save_png
@@ -29,10 +30,33 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     return min(1.0, 2 * tail)
 
 
+def paired_counts(a: Mapping[str, bool], b: Mapping[str, bool]) -> tuple[int, int, float]:
+    """On the claims both have (by uid): how many only `a` gets right, how many only `b`, and the exact McNemar p,
+    because two rates with overlapping intervals can still differ reliably on the same claims (and vice versa)."""
+    shared = [uid for uid in a if uid in b]
+    only_a = sum(a[uid] and not b[uid] for uid in shared)
+    only_b = sum(b[uid] and not a[uid] for uid in shared)
+    return only_a, only_b, mcnemar_exact(only_a, only_b)
+
+
+def paired(a: Mapping[str, dict], b: Mapping[str, dict], right: Callable[[dict], bool]) -> tuple[int, int, float]:
+    """`paired_counts` of two runs' rows (by uid), a row judged right by `right` (`all_gold`, `verdict_right`)."""
+    shared = [uid for uid in a if uid in b]
+    return paired_counts({uid: right(a[uid]) for uid in shared}, {uid: right(b[uid]) for uid in shared})
+
+
+def all_gold(row: dict) -> bool:
+    """The benchmark's hit: every gold title among the 21 retrieved."""
+    return row["recall@21"] == 1
+
+
+def verdict_right(row: dict) -> bool:
+    """The verdict on HoVer's two labels equals the gold label; a row without a verdict counts as NOT_SUPPORTED."""
+    return (label_of(row.get("verdict")) or "NOT_SUPPORTED") == row["label"]
+
+
 def paired_comparison(correct: dict[str, dict[str, bool]], reference: str, what: str = "right") -> list[str]:
-    """One line per other system: on the claims both finished, how many only the reference gets right, how many
-    only the other, and the exact McNemar p, because two rates with overlapping intervals can still differ
-    reliably on the same claims (and vice versa)."""
+    """One line per other system: on the claims both finished, `paired_counts` against the reference."""
     if reference not in correct:
         return []
     lines = []
@@ -40,11 +64,9 @@ def paired_comparison(correct: dict[str, dict[str, bool]], reference: str, what:
         shared = [uid for uid in correct[reference] if uid in theirs]
         if system == reference or not shared:
             continue
-        ours_only = sum(correct[reference][uid] and not theirs[uid] for uid in shared)
-        theirs_only = sum(theirs[uid] and not correct[reference][uid] for uid in shared)
+        ours_only, theirs_only, p = paired_counts(correct[reference], theirs)
         lines.append(f"{reference} vs {system} on the same {len(shared)} claims: {what} only for {reference} "
-                     f"{ours_only}, only for {system} {theirs_only} (exact McNemar p = "
-                     f"{mcnemar_exact(ours_only, theirs_only):.3g})")
+                     f"{ours_only}, only for {system} {theirs_only} (exact McNemar p = {p:.3g})")
     return lines
 
 

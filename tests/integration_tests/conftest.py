@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimhop.server.launch import dev_server
+from benchmarks.launch import dev_server
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_browser import CHROMIUM, CHROMIUM_ARGS, RUN_TIMEOUT_MS, keep_screenshot
 
-from claimhop.server.launch import free_port
+from benchmarks.launch import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIM = "Steve Augeri and the lead singer of The Runaways were both American musicians."

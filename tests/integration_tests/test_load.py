@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
+from benchmarks.launch import CONCURRENT_RUNS
 from benchmarks.load import run_load, summarise
 from claimhop.evaluation.data import load_claims
-from claimhop.server.launch import CONCURRENT_RUNS
 
 # Fewer steps than the defaults keep this test to a few minutes; the benchmark uses the defaults.
 QUICK = {"max_iterations": 0, "max_sub_questions": 2, "max_gap_queries": 2, "max_bridge_entities": 3}

@@ -18,7 +18,7 @@ import urllib.request
 import pytest
 from answers import assert_a_consistent_answer
 
-from claimhop.server.launch import free_port
+from benchmarks.launch import free_port
 
 CLAIM = "Steve Augeri and the lead singer of The Runaways were both American musicians."
 

@@ -22,8 +22,8 @@ import pytest
 from answers import assert_a_consistent_answer
 from langgraph_sdk import get_client
 
+from benchmarks.launch import dev_server, start_refused
 from claimhop.server.guard import MAX_BODY_BYTES
-from claimhop.server.launch import dev_server, start_refused
 
 KEY = "test-key-1f2e3d"
 CLAIM = "Steve Augeri is an American musician."

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import site
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from wheel_build import build_wheel, installed_names
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALLED_NAMES = {"claimhop", "graph", "nodes", "state"}
@@ -44,16 +44,11 @@ def readme_claim() -> str:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     """Built from a copy of the source, so no build folder is left in the checkout and none is reused."""
-    source = tmp_path_factory.mktemp("source") / "claimhop"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "*.egg-info", "__pycache__", "docs", "tests", "benchmarks", ".langgraph_api"))
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
-                    str(source)], check=True, timeout=600)
-    return next(out.glob("claimhop-*.whl"))
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def test_the_wheel_holds_only_claimhops_four_top_level_names(wheel):
+    assert set(installed_names()) == INSTALLED_NAMES
     with zipfile.ZipFile(wheel) as archive:
         tops = {name.split("/")[0] for name in archive.namelist() if not name.split("/")[0].endswith(".dist-info")}
         assert tops == INSTALLED_NAMES

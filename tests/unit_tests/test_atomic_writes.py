@@ -19,8 +19,8 @@ NOT_WHOLE_FILES = {
     ("benchmarks/load.py", "on_row"),  # the same, for the load benchmark's rows
     ("benchmarks/throughput.py", "start_server"),  # the model server's log stream, in the run's temporary folder
     ("benchmarks/throughput.py", "run_workers"),  # the workers' log streams, in the run's temporary folder
-    ("claimhop/server/launch.py", "dev_server"),  # the test server's log stream
-    ("claimhop/server/launch.py", "server_folder"),  # a test server's config, in its own new temporary folder
+    ("benchmarks/launch.py", "dev_server"),  # the test server's log stream
+    ("benchmarks/launch.py", "server_folder"),  # a test server's config, in its own new temporary folder
     ("claimhop/retrieval/entity_graph.py", "_write_tables"),  # scratch CSVs in a temporary folder, deleted after loading
     ("claimhop/retrieval/collection.py", "_fill_version"),  # a version's files, in the atomic_dir _write_version opens
 }

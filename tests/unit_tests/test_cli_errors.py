@@ -25,7 +25,10 @@ def claimhop(*args: str) -> subprocess.CompletedProcess:
      (["eval", "--report-only", "--systems", ","], "--systems names no system"),
      (["eval", "--report-only", "--hops", "x"], "--hops expects hop counts"),
      (["eval", "--report-only", "--limit", "-1"], "--limit must be at least 1"),
-     (["index", "--pgvector"], "set that environment variable")],
+     (["index", "--pgvector"], "set that environment variable"),
+     # before any synthetic claim is made (model time) from the missing --synthetic file
+     (["train-verifier", "--synthetic", "/no/such/synthetic.jsonl", "--retrieved-from", "/no/such/eval.jsonl"],
+      "--retrieved-from /no/such/eval.jsonl: no such file")],
 )
 def test_bad_input_exits_2_with_one_line(args, problem):
     result = claimhop(*args)

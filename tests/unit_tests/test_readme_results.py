@@ -7,27 +7,31 @@ from __future__ import annotations
 import re
 import shutil
 from dataclasses import astuple
+from pathlib import Path
 
 import pytest
 
 from claimhop.cli.main import main
 from claimhop.evaluation import readme_results
 
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / readme_results.README
+
 
 @pytest.fixture(scope="module")
 def table() -> list[readme_results.Row]:
-    return readme_results.rows()
+    return readme_results.rows(ROOT)
 
 
 @pytest.fixture
 def readme_copy(tmp_path):
     copy = tmp_path / "README.md"
-    shutil.copyfile(readme_results.README, copy)
+    shutil.copyfile(README, copy)
     return copy
 
 
 def test_readme_results_table_is_what_the_committed_rows_give(table):
-    found = readme_results.differences(readme_results.README, table=table)
+    found = readme_results.differences(README, ROOT, table=table)
     assert not found, ("README's Results table disagrees with docs/results; run `claimhop results-table`:\n"
                        + "\n".join(found))
 
@@ -39,7 +43,7 @@ def test_every_run_the_table_shows_names_its_commit(table):
 def test_every_row_links_files_that_exist(table):
     for row in table:
         for target in re.findall(r"\]\(([^)#]+)", row.recorded + row.details):
-            assert (readme_results.ROOT / target).is_file(), f"{row.measure}: {target}"
+            assert (ROOT / target).is_file(), f"{row.measure}: {target}"
 
 
 def _altered(figure: str) -> str:
@@ -49,23 +53,24 @@ def _altered(figure: str) -> str:
 
 
 def test_check_names_the_row_whose_figure_was_altered(table, readme_copy, capsys):
-    original = readme_results.README.read_bytes()
+    original = README.read_bytes()
     row = table[0]
     text = readme_copy.read_text(encoding="utf-8")
     assert text.count(f"| {row.figure} |") == 1
     readme_copy.write_text(text.replace(f"| {row.figure} |", f"| {_altered(row.figure)} |"), encoding="utf-8")
 
-    found = readme_results.differences(readme_copy, table=table)
+    found = readme_results.differences(readme_copy, ROOT, table=table)
     assert len(found) == 1 and found[0].startswith(f"row differs: {row.measure}")
     assert _altered(row.figure) in found[0] and row.figure in found[0]
 
-    assert main(["results-table", "--check", "--readme", str(readme_copy)]) == 1
+    root = ["--root", str(ROOT)]
+    assert main(["results-table", "--check", *root, "--readme", str(readme_copy)]) == 1
     assert row.measure in capsys.readouterr().err
 
-    assert main(["results-table", "--readme", str(readme_copy)]) == 0  # regenerates the copy
+    assert main(["results-table", *root, "--readme", str(readme_copy)]) == 0  # regenerates the copy
     assert readme_copy.read_text(encoding="utf-8") == text
-    assert main(["results-table", "--check", "--readme", str(readme_copy)]) == 0
-    assert readme_results.README.read_bytes() == original
+    assert main(["results-table", "--check", *root, "--readme", str(readme_copy)]) == 0
+    assert README.read_bytes() == original
 
 
 def test_check_names_a_row_typed_by_hand_and_a_row_left_out(table, readme_copy):
@@ -73,7 +78,7 @@ def test_check_names_a_row_typed_by_hand_and_a_row_left_out(table, readme_copy):
     dropped = readme_results._line(astuple(table[-1]))
     added = "| recall@21, claims nobody ran | **0.999** | - | - | - |"
     readme_copy.write_text(text.replace(dropped, added), encoding="utf-8")
-    found = readme_results.differences(readme_copy, table=table)
+    found = readme_results.differences(readme_copy, ROOT, table=table)
     assert f"missing row: {table[-1].measure}" in found
     assert "row not from the rows: recall@21, claims nobody ran" in found
 
@@ -81,8 +86,22 @@ def test_check_names_a_row_typed_by_hand_and_a_row_left_out(table, readme_copy):
 def test_a_readme_without_the_markers_is_an_error(readme_copy, capsys):
     readme_copy.write_text(readme_copy.read_text(encoding="utf-8").replace(readme_results.MARKERS[0], ""),
                            encoding="utf-8")
-    assert main(["results-table", "--check", "--readme", str(readme_copy)]) == 2
+    assert main(["results-table", "--check", "--root", str(ROOT), "--readme", str(readme_copy)]) == 2
     assert "<!-- results:start -->" in capsys.readouterr().err
+
+
+def test_the_checkout_is_found_from_a_folder_inside_it_and_nowhere_else(tmp_path):
+    assert readme_results.find_checkout(ROOT / "docs" / "results") == ROOT
+    with pytest.raises(readme_results.NotACheckout, match="no claimhop checkout at or above"):
+        readme_results.find_checkout(tmp_path)
+
+
+def test_outside_a_checkout_the_command_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["results-table", "--check"]) == 2
+    assert "no claimhop checkout at or above" in capsys.readouterr().err
+    assert main(["results-table", "--check", "--root", str(tmp_path)]) == 2
+    assert "is not a claimhop checkout" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("p", "shown"), [(0.136, "0.14"), (0.0215, "0.02"), (0.125, "0.12"), (1.0, "1.00"),

@@ -135,7 +135,8 @@ def test_the_benchmark_sample_is_stratified_by_hops_and_seeded():
 
 
 def test_benchmark_figures_and_paired_counts():
-    from benchmarks.runs import all_gold, figures, paired
+    from claimhop.evaluation.report import all_gold, paired
+    from claimhop.evaluation.run_summary import figures
 
     def row(uid, seconds, recall, verdict, label, hops=3):
         return {"uid": uid, "seconds": seconds, "recall@21": recall, "verdict": verdict, "label": label,

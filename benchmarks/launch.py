@@ -1,6 +1,7 @@
-"""Start `langgraph dev` for this project on a free loopback port, offline, and wait until it answers.
+"""Start `langgraph dev` for this checkout on a free loopback port, offline, and wait until it answers.
 
-Used by the tests and the latency benchmark; a person runs `langgraph dev` directly (see README)."""
+Used by the tests and the server benchmarks; a person runs `langgraph dev` directly (see README). It serves the
+checkout's langgraph.json, so it lives in the checkout, not in the installed package."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]  # a checkout's root: its langgraph.json
+ROOT = Path(__file__).resolve().parents[1]  # the checkout's root: its langgraph.json
 CONCURRENT_RUNS = 8
 OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1"}
 
