@@ -94,7 +94,7 @@ def test_a_peers_rows_are_keyed_by_its_own_settings_and_code_so_they_survive_a_c
     assert system_fingerprint("bm25", Context(model="openai/x")) == system_fingerprint("bm25", base)
     code = {p.relative_to(ROOT).as_posix() for p in _python_files(PEERS["hovermultihop"][1])}
     assert "claimhop/evaluation/baselines/hover_multihop.py" in code and "claimhop/lm/local_engine.py" in code
-    assert not any(path.startswith(("nodes/", "graph/", "claimhop/steps/selection")) for path in code)
+    assert not any(path.startswith(("nodes/", "graph/", "claimhop/program/select")) for path in code)
 
 
 def test_a_resumed_eval_keeps_the_peers_rows_and_reruns_only_the_changed_system(tmp_path):

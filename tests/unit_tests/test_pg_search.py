@@ -88,8 +88,8 @@ def test_the_later_link_hop_works_in_postgres(postgres, chain_corpus, capsys):
     load(chain_corpus, "chain", capsys)
     engine = pg_search(postgres, "chain")
     candidates = {**found(engine, "Anthony Bushell", "phase1"), **found(engine, "Danger Man", "links")}
-    found = later_hop(engine, engine.link_table(), candidates, ["Anthony Bushell"], 1, by_specificity=True)
-    added, hops = found.candidates, found.hops
+    hop = later_hop(engine, engine.link_table(), candidates, ["Anthony Bushell"], 1, by_specificity=True)
+    added, hops = hop.candidates, hop.hops
     assert list(added) == ["Ralph Smart"] and "Ralph Smart was a film" in added["Ralph Smart"]["text"]
     assert hops == [{"step": "later_links", "query": "named by Danger Man", "titles": ["Ralph Smart"]}]
 
