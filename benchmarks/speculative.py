@@ -34,13 +34,13 @@ def measure(claims: int) -> dict:
     from claimhop.evaluation.data import load_claims
     from claimhop.lm.provider import get_lm
     from claimhop.lm.usage import LEDGER, model_step, usage_between
-    from claimhop.program import ClaimHopProgram
+    from claimhop.program import Stages
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.verification.nli import judge_pair
 
     corpus = load_corpus()
     text_of = dict(zip(corpus.titles, corpus.texts))
-    program = ClaimHopProgram()
+    program = Stages()
     lm = get_lm("local")
     replies, labels, plan_s, judge_s = [], [], 0.0, 0.0
     before = LEDGER.snapshot()

@@ -161,7 +161,7 @@ def holds(values: dict[str, Any], claim: str) -> bool:
     return recorded is None or recorded in (claim, split_instructions(claim)[0])
 
 
-POOL_SIZE = 4
+POOL_SIZE = 4  # PostgreSQL connections a checkpointer holds (not tuned: checks on one machine seldom run 4 at once)
 
 
 def _postgres_pool(url: str):

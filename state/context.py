@@ -12,7 +12,7 @@ from typing import Any, Literal
 from state.fields import fill, setting, table
 from state.tuning import MODEL_STEPS, TUNING_NAMES, Tuning
 
-MAX_CLAIM_CHARS = 2000
+MAX_CLAIM_CHARS = 2000  # ten times the longest bundled HoVer dev claim (216): more is a document, not a claim
 SECRET_NAME = re.compile(r"key|token|secret|passw|credential", re.IGNORECASE)
 GROUPS = ("model", "retrieval", "selection", "verification", "limits")
 __all__ = ["GROUPS", "MAX_CLAIM_CHARS", "MODEL_STEPS", "Context", "Tuning", "settings_table"]

@@ -9,15 +9,12 @@ import dspy
 from claimhop.entities.matching import mentions
 from claimhop.entities.ner import extract_entities, unique
 from claimhop.program.outputs import clean_list
+from claimhop.program.plan import MAX_FACTS, MAX_NAMES
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.retrieval.titles import normalize_title
 from claimhop.signatures import SplitClaim, SplitClaimWithNames
 from claimhop.verification.coverage import claim_names, folded, mentioned
 from state.context import Context
-
-MAX_FACTS = 5  # facts judged a claim (HoVer claims have 2-4)
-MAX_FACT_NAMES = 8  # names kept a fact
-
 
 class PlanSplit:
     """The plan's own predictor as the claim's splitter (planner=facts): a verifier whose plan fell back splits the
@@ -72,14 +69,14 @@ def facts_from_split(split, claim: str, claim_entities: list[str], repair: str =
     generate, and no invented names. With `repair="claim"`, a split that lost a name of the claim gets the whole
     claim as one more fact. One place, so the eval measures what the graph checks."""
     facts = [{"text": " ".join(str(getattr(f, "text", f)).split()),
-              "entities": clean_list(getattr(f, "entities", []), MAX_FACT_NAMES)} for f in split or []]
+              "entities": clean_list(getattr(f, "entities", []), MAX_NAMES)} for f in split or []]
     facts = whole_facts([f for f in facts if f["text"]][:MAX_FACTS]) or [{"text": claim, "entities": []}]
     if repair == "claim" and lost_names(claim, claim_entities, [f["text"] for f in facts]):
         facts.append({"text": claim, "entities": []})
     unnamed = [f for f in facts if not f["entities"]]  # fact_names=found, or the model gave none
     for fact, found in zip(unnamed, extract_entities([f["text"] for f in unnamed], with_spans=True)):
         named = [e for e in claim_entities if mentions(e, normalize_title(fact["text"]))]
-        fact["entities"] = clean_list(unique([*named, *found]), MAX_FACT_NAMES)
+        fact["entities"] = clean_list(unique([*named, *found]), MAX_NAMES)
     return facts
 
 

@@ -11,6 +11,7 @@ import dspy
 from claimhop.entities.matching import is_about
 from claimhop.program.built import Built
 from claimhop.program.outputs import clean_list
+from claimhop.program.plan import MAX_NAMES
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.program.search import Found, search_round
 from claimhop.signatures import GapAnalysis
@@ -19,6 +20,8 @@ from state.schema import Candidate, Hop
 
 SHOWN_DOCS = 8  # the best candidates shown to the model: enough for a 4-hop chain within a small model's context
 PROMPT_SNIPPET_CHARS = 90  # of each, its title and first ~15 words (what the article is about)
+MAX_MISSING = 6  # what the model says is missing, kept for the trace (it changes no search)
+MAX_REPLY_QUERIES = 8  # queries read from the reply; the knob loop_queries keeps the first few that are new
 
 
 def found_so_far(candidates: dict[str, Candidate]) -> list[str]:
@@ -54,8 +57,8 @@ class GapRound(dspy.Module):
 
         def ask() -> dspy.Prediction:
             out = self.predict(claim=claim, found=found_so_far(candidates))
-            return dspy.Prediction(missing=clean_list(out.missing, 6), entities=clean_list(out.entities, 8),
-                                   queries=clean_list(out.queries, 8), complete=bool(out.complete))
+            return dspy.Prediction(missing=clean_list(out.missing, MAX_MISSING), entities=clean_list(out.entities, MAX_NAMES),
+                                   queries=clean_list(out.queries, MAX_REPLY_QUERIES), complete=bool(out.complete))
 
         def nothing_asked() -> dspy.Prediction:  # the model failed: stop looping
             return dspy.Prediction(missing=[], entities=[], queries=[], complete=True)

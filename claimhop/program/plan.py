@@ -17,7 +17,7 @@ from claimhop.signatures import PlanClaimAsFacts
 from state.context import Context
 
 MAX_FACTS = 5  # a claim's atomic facts kept for the verifier (HoVer claims have 2-4)
-MAX_NAMES = 8  # names kept from a plan or a gap analysis (a 4-hop claim names at most 6 in the dev set)
+MAX_NAMES = 8  # names kept from a plan, a gap analysis or a fact: more than a 4-hop claim's chain holds
 
 
 @dataclass

@@ -52,7 +52,7 @@ CURRENT = "current.json"  # names the serving version; replaced last, in one ren
 CORPUS = "corpus.jsonl"
 SOURCES = "sources.json"  # each source file's sha256: what decides whether it is read again
 LINKABLE = "linkable.json"  # the titles this version links by: the next version scans old passages for new ones
-ENCODE_CHUNK = 256
+ENCODE_CHUNK = 256  # passages embedded and written at a time: a killed update loses at most this much work
 UPDATE_LOCK = ".update.lock"  # held (flock) while an update runs; released however the process ends
 
 

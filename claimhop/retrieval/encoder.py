@@ -21,7 +21,7 @@ from claimhop.data import bundled
 from claimhop.retrieval import offline  # noqa: F401  (Hugging Face flags, e.g. tokenizers' thread pool, before it loads)
 
 ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-MAX_TOKENS = 256
+MAX_TOKENS = 256  # all-MiniLM-L6-v2's own limit: longer passages are cut as sentence-transformers cuts them
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 _BATCH_TOKENS = 8192  # a batch holds about this many padded tokens: short queries go many at a time
 

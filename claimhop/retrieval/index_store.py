@@ -27,10 +27,10 @@ from claimhop.retrieval.shards import SHARD_SIZE, iter_shards, write_shards
 
 MANIFEST = "manifest.json"
 OWNER_MARK = ".claimhop-index"  # written first into a folder claimhop builds in; only such folders are ever cleared
-FORMAT_VERSION = 2
-RECALL_QUERIES = 200
-RECALL_K = 10
-IVF_TRAIN_SIZE = 65_536
+FORMAT_VERSION = 2  # the on-disk layout; an index of another version is rebuilt, never misread
+RECALL_QUERIES = 200  # corpus passages an approximate index is probed with to report its recall against exact search
+RECALL_K = 10  # ... at this depth
+IVF_TRAIN_SIZE = 65_536  # vectors IVF-PQ trains on: a sample, so training time stays bounded at any corpus size
 
 
 class IndexNotBuiltError(FileNotFoundError):

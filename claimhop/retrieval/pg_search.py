@@ -35,9 +35,8 @@ ENV_URL = "CLAIMHOP_PG_URL"
 ENV_COLLECTION = "CLAIMHOP_PG_COLLECTION"
 DEFAULT_COLLECTION = "claimhop"
 ENGINE_NAME = "postgresql"  # the `retriever` setting that picks this engine
-FUZZY_CUTOFF = 90.0
 _NAME = re.compile(r"^[a-z0-9_]{1,40}$")
-_BATCH = 5000
+_BATCH = 5000  # rows a COPY writes at once: memory bounded, changes no result
 
 
 class PostgresError(ValueError):
@@ -389,7 +388,7 @@ class PgSearch(HybridSearch):
         keys = [k for k, _ in self._keys]
         found: list[int] = []
         for _match, _score, index in process.extract(key, keys, scorer=fuzz.ratio, limit=limit,
-                                                     score_cutoff=FUZZY_CUTOFF):
+                                                     score_cutoff=FUZZY_TITLE_CUTOFF):
             found.extend(i for i in self._keys[index][1] if i not in found)
         return found
 

@@ -26,7 +26,7 @@ from claimhop.retrieval.shards import document_vectors
 ENV_URL = "CLAIMHOP_PG_URL"
 ENV_COLLECTION = "CLAIMHOP_PG_COLLECTION"
 DEFAULT_COLLECTION = "claimhop"
-DIM = 384
+DIM = 384  # all-MiniLM-L6-v2's embedding size, the column's width
 
 
 def sqlalchemy_url(url: str) -> str:

@@ -14,7 +14,7 @@ from claimhop.retrieval import embeddings as emb
 from claimhop.retrieval.corpus import CorpusFile
 from claimhop.retrieval.encoder import ENCODER_NAME, encode, passage_text
 
-SHARD_SIZE = 4096
+SHARD_SIZE = 4096  # embeddings a shard file holds: a killed build resumes from the last whole shard
 Encoder = Callable[[list[str]], np.ndarray]
 
 

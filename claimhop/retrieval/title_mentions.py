@@ -11,8 +11,8 @@ import ahocorasick
 
 from claimhop.retrieval.titles import base_title
 
-SECTION_CHARS = 800
-MAX_TARGETS_PER_NAME = 3
+SECTION_CHARS = 800  # a long document's text is scanned for titles in pieces of about this size (sentences kept whole)
+MAX_TARGETS_PER_NAME = 3  # a name several titles share ("Ralph Smart", "Ralph Smart (footballer)") links to at most 3
 
 
 def linkable(name: str, common_words: set[str]) -> bool:

@@ -10,6 +10,9 @@ from collections import defaultdict
 
 from rapidfuzz import fuzz, process
 
+# a title matches a name at this rapidfuzz ratio: "Steve Augerri" scores 96 against "Steve Augeri", "Steve Austin" 75
+FUZZY_TITLE_CUTOFF = 90.0
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans("", "", string.punctuation)
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
@@ -41,7 +44,7 @@ class TitleIndex:
             self.by_base[normalize_title(base_title(title))].append(doc_id)
         self._keys = list(self.exact)
 
-    def lookup(self, name: str, limit: int = 5, fuzzy_cutoff: float = 90.0) -> list[int]:
+    def lookup(self, name: str, limit: int = 5, fuzzy_cutoff: float = FUZZY_TITLE_CUTOFF) -> list[int]:
         """Documents whose title is `name` (exact, then same base title, then a close spelling), best first."""
         key = normalize_title(name)
         if not key:

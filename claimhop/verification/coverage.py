@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 from claimhop.entities.ner import attribute_words
 from claimhop.retrieval.titles import normalize_title
 
-MENTIONED = 90
+MENTIONED = 90  # rapidfuzz partial ratio at which a name counts as mentioned: a misspelling still counts (not tuned)
 
 
 def folded(text: str) -> str:

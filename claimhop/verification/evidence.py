@@ -13,8 +13,8 @@ from claimhop.retrieval.titles import normalize_title
 from claimhop.sentences import split_sentences
 from state.instructions import is_instruction
 
-ENTITY_WEIGHT = 0.1
-PER_DOCUMENT = 2
+ENTITY_WEIGHT = 0.1  # a claim entity a sentence names adds a tenth of a cosine: it breaks ties, never outweighs meaning
+PER_DOCUMENT = 2  # sentences one document may give: one document must not fill the single verifier's evidence
 
 
 def rank_evidence(

@@ -19,8 +19,8 @@ from claimhop.retrieval.titles import normalize_title
 from claimhop.sentences import split_sentences
 from state.instructions import is_instruction
 
-WORD_WEIGHT = 0.5
-SECOND_GAIN = 0.25
+WORD_WEIGHT = 0.5  # the fact's rarity-weighted words a sentence shares, at half a cosine: names and numbers count
+SECOND_GAIN = 0.25  # a second quote only when it holds a quarter of the fact's words the first lacks
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "the a an and or of in on at to for by with from as is was were are be been being that which who whom whose "

@@ -220,3 +220,26 @@ def test_a_node_reaches_its_stage_in_one_hop(path):
     program = {t for t in GRAPH[name] if t.startswith("claimhop.program")}
     stage_files = program - {"claimhop.program", "claimhop.program.runtime"}
     assert len(stage_files) <= 1, f"{name} reaches into {sorted(stage_files)}"
+
+
+KNOB_PACKAGES = ("claimhop/program", "claimhop/verification", "claimhop/retrieval", "claimhop/entities", "state", "nodes",
+                 "graph")
+
+
+def test_every_module_level_number_says_what_it_is():
+    """No hidden knobs: a number at a module's top level that a run reads carries one sentence (a comment on its line
+    or the line above) saying what it is and what it measured; the tunable ones are knobs in state/tuning.py."""
+    silent = []
+    for package in KNOB_PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            lines = path.read_text(encoding="utf-8").splitlines()
+            for node in ast.parse("\n".join(lines)).body:
+                target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+                value = getattr(node, "value", None)
+                if not (isinstance(target, ast.Name) and target.id.lstrip("_").isupper() and isinstance(value, ast.Constant)
+                        and type(value.value) in (int, float)):
+                    continue
+                above = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
+                if "#" not in lines[node.lineno - 1] and not above.startswith("#"):
+                    silent.append(f"{path.relative_to(ROOT)}: {target.id}")
+    assert not silent, f"numbers without a sentence: {silent}"
