@@ -59,7 +59,7 @@ class Stages(dspy.Module):
         self.verify = VERIFIERS[settings.verifier](settings)  # node verify
         if isinstance(self.verify, SplitsClaims) and settings.planner == "facts":
             self.verify.plan_split = PlanSplit(self.plan.facts)  # a failed plan's facts from the plan's own predictor
-        self.explain = Explain(settings)  # node mitigate
+        self.explain = Explain(settings, from_facts=self.verify.gives_facts)  # node mitigate
         self.follow_up = FollowUp(settings, self.built)  # node follow_up
 
     def fact_splitter(self) -> SplitsClaims:

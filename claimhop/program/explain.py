@@ -17,9 +17,6 @@ from claimhop.verification.questions import NOT_STATED
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 
-WRITTEN_FROM_FACTS = ("passages", "facts", "qa")  # verifiers whose facts the answer is written from
-
-
 def numbered(evidence: list[dict]) -> list[str]:
     """Evidence as the prompts show it: '[n] title: sentence'."""
     return [f"[{e['ref']}] {e['title']}: {e['sentence']}" for e in evidence]
@@ -162,9 +159,9 @@ class Explain(dspy.Module):
     """The answer from the verifier's facts (no model call), or the model's 2-4 statements on the numbered
     evidence (verifier=single)."""
 
-    def __init__(self, settings: Context) -> None:
+    def __init__(self, settings: Context, from_facts: bool = True) -> None:
         super().__init__()
-        self.settings = settings
+        self.settings, self.from_facts = settings, from_facts  # from_facts: the run's verifier gives facts
         self.predict = dspy.Predict(ExplainVerdict)  # verifier=single
 
     def forward(self, claim: str, verdict: str | None, confidence: float | None, reason: str | None,
@@ -174,7 +171,7 @@ class Explain(dspy.Module):
         verdict = verdict or "INSUFFICIENT_INFO"
         sources = sources_of(selected)
         # a claim with nothing to go on (no facts, no evidence) is written from its facts whatever the verifier
-        if facts is not None and (ctx.verifier in WRITTEN_FROM_FACTS or not facts):
+        if facts is not None and (self.from_facts or not facts):
             explanation = (f"{HEADLINES[verdict]} Confidence {confidence or 0.0:.2f}: {reason or ''}.\n"
                            + "\n".join(fact_lines(facts, evidence)))
             check_citations(explanation, evidence, selected)

@@ -30,6 +30,8 @@ class PlanSplit:
 class SplitsClaims(dspy.Module):
     """A verifier that judges a claim's facts: its split of the claim into facts when the plan gave none."""
 
+    gives_facts = True  # its verdict comes with the claim's facts, which the answer is written from (no model call)
+
     def __init__(self, settings: Context) -> None:
         super().__init__()
         self.settings = settings

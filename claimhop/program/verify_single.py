@@ -20,6 +20,8 @@ CITED_WHEN_NONE = 3  # the model cited nothing valid: the best three sentences s
 class VerifySingle(dspy.Module):
     """One call, reasoning first (4/5 labels right against 1/5 without, on the first dev sample)."""
 
+    gives_facts = False  # no facts: the answer's explanation is the model's (Explain)
+
     def __init__(self, settings: Context) -> None:
         super().__init__()
         self.settings = settings

@@ -118,7 +118,7 @@ def written_answer(state: dict) -> str:
     from claimhop.program.explain import Explain
     from state.context import Context
 
-    return Explain(Context(verifier="facts"))(
+    return Explain(Context(verifier="facts"), from_facts=True)(
         claim=state["claim"], verdict=state["verdict"], confidence=state.get("confidence"),
         reason=state.get("verdict_reason"), facts=state["facts"], evidence=state["evidence"],
         selected=state["selected"], degraded=state.get("degraded", [])).text
