@@ -534,7 +534,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         render_verify,
         summarize_verify,
     )
-    from claimhop.verification.ensemble import EnsembleRule
+    from claimhop.verification.alternatives.ensemble import EnsembleRule
     from state.context import Context
 
     if args.folds < 2:

@@ -63,7 +63,7 @@ def single_verdict(claim: str, documents: list[dict], sentences: int) -> tuple[s
     from claimhop.lm.label_probs import classify_local
     from claimhop.lm.provider import local_engine
     from claimhop.signatures import JudgeClaimOnSentences
-    from claimhop.verification.evidence import rank_evidence
+    from claimhop.verification.alternatives.evidence import rank_evidence
 
     evidence = rank_evidence(claim, documents, [], sentences)
     numbered = "\n".join(f"[{i}] {e['title']}: {e['sentence']}" for i, e in enumerate(evidence, start=1))
@@ -104,9 +104,9 @@ def split_facts(claim: str, ctx) -> list[dict]:
 
 
 def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
-    from claimhop.verification.ensemble import EnsembleRule
-    from claimhop.verification.nli import judge_pair
-    from claimhop.verification.pipeline import check_facts
+    from claimhop.verification.alternatives.ensemble import EnsembleRule
+    from claimhop.verification.alternatives.nli import judge_pair
+    from claimhop.verification.alternatives.pipeline import check_facts
 
     result = check_facts(split_facts(claim, ctx), documents, lambda t, s, f: judge_pair(ctx.model, t, s, f),
                          EnsembleRule.from_settings(ctx), ctx.tuning.fact_evidence, ctx.tuning.fact_context)
@@ -115,8 +115,8 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
 
 def qa_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
     """The QA verifier on the same split: a question per fact, answered from these documents."""
-    from claimhop.verification.ensemble import EnsembleRule
-    from claimhop.verification.qa import ask_model, check_claim_qa
+    from claimhop.verification.alternatives.ensemble import EnsembleRule
+    from claimhop.verification.alternatives.qa import ask_model, check_claim_qa
 
     def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
         return ask_model(ctx.model, evidence, question, options)

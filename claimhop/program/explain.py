@@ -13,7 +13,7 @@ from claimhop.lm.provider import LOCAL, describe_model
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.signatures import ExplainVerdict
 from claimhop.verification.citations import check_citations, drop_invalid_citations
-from claimhop.verification.questions import NOT_STATED
+from claimhop.verification.alternatives.questions import NOT_STATED
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 

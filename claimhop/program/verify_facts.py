@@ -1,5 +1,5 @@
 """verifier=facts: each fact of the claim judged sentence by sentence with label probabilities
-(claimhop.verification.pipeline); the claim's verdict from its facts'."""
+(claimhop.verification.alternatives.pipeline); the claim's verdict from its facts'."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from claimhop.program.facts import SplitsClaims
 from claimhop.program.runtime import joined
 from claimhop.program.verify import VerifyResult, nothing_to_go_on
 from claimhop.signatures import JudgePair
-from claimhop.verification.ensemble import EnsembleRule
-from claimhop.verification.nli import judge_pair
-from claimhop.verification.pipeline import check_facts, closest_evidence, deciding_evidence
+from claimhop.verification.alternatives.ensemble import EnsembleRule
+from claimhop.verification.alternatives.nli import judge_pair
+from claimhop.verification.alternatives.pipeline import check_facts, closest_evidence, deciding_evidence
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 

@@ -1,4 +1,4 @@
-"""verifier=qa: each fact asked as a question whose answer decides it (claimhop.verification.qa)."""
+"""verifier=qa: each fact asked as a question whose answer decides it (claimhop.verification.alternatives.qa)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from claimhop.program.facts import SplitsClaims
 from claimhop.program.verify import VerifyResult, nothing_to_go_on
 from claimhop.program.verify_facts import verdict_of_facts
 from claimhop.signatures import AnswerFromEvidence
-from claimhop.verification.ensemble import EnsembleRule
-from claimhop.verification.qa import ask_model, check_claim_qa
+from claimhop.verification.alternatives.ensemble import EnsembleRule
+from claimhop.verification.alternatives.qa import ask_model, check_claim_qa
 from state.context import Context
 from state.schema import SelectedDoc
 

@@ -9,7 +9,7 @@ from claimhop.program.explain import numbered
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.program.verify import VerifyResult, nothing_to_go_on
 from claimhop.signatures import VerifyClaim
-from claimhop.verification.evidence import rank_evidence
+from claimhop.verification.alternatives.evidence import rank_evidence
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 

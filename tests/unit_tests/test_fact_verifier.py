@@ -11,12 +11,12 @@ from test_graph_routing import answers, run
 
 from claimhop.lm.label_probs import LabelError, classify_local, label_distribution
 from claimhop.signatures import JudgePair
-from claimhop.verification.alignment import alignment_score
+from claimhop.verification.alternatives.alignment import alignment_score
 from claimhop.verification.citations import CitationError
-from claimhop.verification.ensemble import EnsembleRule, combine, judge_fact
-from claimhop.verification.nli import LABELS
+from claimhop.verification.alternatives.ensemble import EnsembleRule, combine, judge_fact
+from claimhop.verification.alternatives.nli import LABELS
 from claimhop.sentences import split_sentences
-from claimhop.verification.pipeline import check_facts, passage_around
+from claimhop.verification.alternatives.pipeline import check_facts, passage_around
 
 RULE = EnsembleRule()
 # the first position's top tokens the local model gave for "Cherie Currie is British" against her article

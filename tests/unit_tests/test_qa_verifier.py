@@ -11,9 +11,9 @@ from test_fact_verifier import facts_reply
 from test_graph_routing import run
 
 from claimhop.entities.values import Value, parse_fact, values_in
-from claimhop.verification.ensemble import EnsembleRule
-from claimhop.verification.qa import check_claim_qa, evidence_for_question, full_name
-from claimhop.verification.questions import (
+from claimhop.verification.alternatives.ensemble import EnsembleRule
+from claimhop.verification.alternatives.qa import check_claim_qa, evidence_for_question, full_name
+from claimhop.verification.alternatives.questions import (
     NOT_STATED,
     options_for,
     question_for,

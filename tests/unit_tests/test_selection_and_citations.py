@@ -95,7 +95,7 @@ def test_invented_citation_numbers_are_dropped():
 
 
 def test_evidence_is_verbatim_capped_per_document_and_covers_each_question():
-    from claimhop.verification.evidence import rank_evidence
+    from claimhop.verification.alternatives.evidence import rank_evidence
 
     docs = [
         {"title": "Cherie Currie", "text": "Cherie Currie is an American singer. Currie was the lead vocalist of "

@@ -128,7 +128,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
     from types import SimpleNamespace
 
     import claimhop.lm.provider
-    import claimhop.verification.pipeline
+    import claimhop.verification.alternatives.pipeline
     from claimhop.evaluation.verify_eval import facts_verdict
     from state.context import Context
 
@@ -144,7 +144,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
         seen["facts"], seen["context"] = [f["text"] for f in facts], context
         return {"verdict": "SUPPORTED", "confidence": 0.9, "facts": []}
 
-    monkeypatch.setattr(claimhop.verification.pipeline, "check_facts", check_facts)
+    monkeypatch.setattr(claimhop.verification.alternatives.pipeline, "check_facts", check_facts)
     facts_verdict("Chandgi Ram won a gold medal in 1970 at an event held in Argentina.", [], Context())
     assert seen["facts"] == ["Chandgi Ram won a gold medal in 1970", "The event was held in Argentina."]
     assert seen["context"] == "sentence"  # as the graph judges by default

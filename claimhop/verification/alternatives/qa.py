@@ -4,7 +4,7 @@ probability read from the model (claimhop.lm.label_probs). One call a fact, one 
 description that must first be resolved to a name.
 
 A fact's record has the facts verifier's shape, so the claim's verdict, its confidence and `claimhop calibrate`
-use the same rule (claimhop.verification.ensemble): P(the fact's own answer) plays entailment, P(another
+use the same rule (claimhop.verification.alternatives.ensemble): P(the fact's own answer) plays entailment, P(another
 answer) contradiction and P(not stated) neutral; the question pins the value, so alignment is 1. The record
 adds `questions`: each question, its options, the answer, its probability and the sentence that states it."""
 
@@ -20,10 +20,10 @@ from claimhop.lm.provider import get_lm
 from claimhop.signatures import AnswerFromEvidence
 from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.verification.coverage import folded, mentioned
-from claimhop.verification.ensemble import EnsembleRule
-from claimhop.verification.evidence import rank_evidence
-from claimhop.verification.pipeline import checked_claim
-from claimhop.verification.questions import (
+from claimhop.verification.alternatives.ensemble import EnsembleRule
+from claimhop.verification.alternatives.evidence import rank_evidence
+from claimhop.verification.alternatives.pipeline import checked_claim
+from claimhop.verification.alternatives.questions import (
     LETTERS,
     NOT_STATED,
     Question,
@@ -189,7 +189,7 @@ def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dic
 
 def check_claim_qa(facts: list[dict], selected: list[dict], ask: Ask, rule: EnsembleRule, k: int,
                    resolve: float = RESOLVED) -> dict:
-    """Every fact asked; the claim's verdict, confidence and reason (claimhop.verification.pipeline), and the
+    """Every fact asked; the claim's verdict, confidence and reason (claimhop.verification.alternatives.pipeline), and the
     model calls it took (a description two facts share is asked once). A model fault becomes a ModelFault, so
     only those end as an error on a fact; a fault in this code is raised."""
     known: dict[str, dict] = {}

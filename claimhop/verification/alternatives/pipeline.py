@@ -10,14 +10,14 @@ import numpy as np
 
 from claimhop.retrieval.encoder import encode
 from claimhop.sentences import split_sentences
-from claimhop.verification.alignment import alignment_score
-from claimhop.verification.ensemble import (
+from claimhop.verification.alternatives.alignment import alignment_score
+from claimhop.verification.alternatives.ensemble import (
     EnsembleRule,
     calibrated_confidence,
     combine,
     judge_fact,
 )
-from claimhop.verification.evidence import rank_evidence
+from claimhop.verification.alternatives.evidence import rank_evidence
 
 Judge = Callable[[str, str, str], dict[str, float]]  # (evidence title, evidence text, fact) -> label probs
 JUDGE_ATTEMPTS = 2  # a reply that does not fit is retried once, then recorded as an error on that fact
