@@ -65,6 +65,8 @@ class Tuning:
     retrieval_weight: float = setting(
         3.0, "Selection: weight of the document's fused retrieval score (normalised to 0-1).", 0, 10
     )
+    # From here to model_steps_off: the verifiers beside the default (verifier=facts, qa) and the fact split they
+    # and a failed plan share; a default run reads none of them but `fact_names` and `fact_repair` when its plan fell back.
     fact_names: Literal["found", "asked"] = setting(
         "found", "Facts verifier: each fact's names (which pick its evidence sentences) are 'found' in its text (the "
         "claim's names it mentions, then NER; no tokens to generate) or 'asked' of the model with the split."
