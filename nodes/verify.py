@@ -8,16 +8,16 @@ from langgraph.runtime import Runtime
 
 from claimhop.program import stages_for
 from claimhop.program.runtime import emit, say, settings_of
+from claimhop.program.verify import ToVerify
 from state.context import Context
 from state.schema import State
 
 
 def verify(state: State, runtime: Runtime[Context]) -> dict:
     """Judge the claim on the selected documents with the verifier the settings name (the passages, by default)."""
-    out = stages_for(settings_of(runtime)).verify(
-        claim=state["claim"], selected=state.get("selected", []), claim_entities=state.get("claim_entities", []),
-        planned_facts=state.get("planned_facts"), gap_entities=state.get("gap_entities", []),
-        sub_questions=state.get("sub_questions", []))
+    out = stages_for(settings_of(runtime)).verify(ToVerify(
+        state["claim"], state.get("selected", []), state.get("claim_entities", []), state.get("planned_facts"),
+        state.get("gap_entities", []), state.get("sub_questions", [])))
     for number, record in enumerate(out.facts or []):
         emit("verify", event="fact", **record, **({"quotes": out.quotes[number]} if out.quotes is not None else {}))
     optional = {"confidence": out.confidence, "reason": out.reason}

@@ -47,10 +47,23 @@ class VerifyResult:
     quotes: list[list[dict]] | None = field(default=None, repr=False)
 
 
-def nothing_to_go_on(claim: str, claim_entities: list[str], selected: list[SelectedDoc]) -> VerifyResult | None:
+@dataclass
+class ToVerify:
+    """What a verifier judges: the claim, the selected documents, the claim's names, the plan's facts (None when
+    the plan gave none) and, for the single call's evidence, the gap analyses' names and the sub-questions."""
+
+    claim: str
+    selected: list[SelectedDoc]
+    claim_entities: list[str] = field(default_factory=list)
+    planned_facts: list[str] | None = None
+    gap_entities: list[str] = field(default_factory=list)
+    sub_questions: list[str] = field(default_factory=list)
+
+
+def nothing_to_go_on(case: ToVerify) -> VerifyResult | None:
     """INSUFFICIENT_INFO, said plainly, with no model call and no quote, when no selected document mentions any
     name of the claim (there is nothing to quote); None when there is something to go on."""
-    names = unmentioned_names(claim_names(claim, claim_entities), selected)
+    names = unmentioned_names(claim_names(case.claim, case.claim_entities), case.selected)
     if not names:
         return None
     reason = nothing_about(names)
@@ -64,16 +77,13 @@ class Verify(SplitsClaims):
         super().__init__(settings)
         self.judge_passages = dspy.Predict(JudgeClaimOnPassages)  # a served model without logprobs
 
-    def forward(self, claim: str, selected: list[SelectedDoc], claim_entities: list[str],
-                planned_facts: list[str] | None = None, gap_entities: list[str] = (),
-                sub_questions: list[str] = ()) -> VerifyResult:
-        ctx = self.settings
-        empty = nothing_to_go_on(claim, claim_entities, selected)
-        if empty is not None:
+    def forward(self, case: ToVerify) -> VerifyResult:
+        ctx, claim = self.settings, case.claim
+        if (empty := nothing_to_go_on(case)) is not None:
             return empty
-        facts, degraded, split_calls = self.atomic_facts(claim, claim_entities, planned_facts)
+        facts, degraded, split_calls = self.atomic_facts(claim, case.claim_entities, case.planned_facts)
         head = load_head()
-        passages = passages_read(selected, claim, head.reading)
+        passages = passages_read(case.selected, claim, head.reading)
         probs, failed = call_lm(ctx, "verify", lambda: passage_probabilities(ctx.model, claim, passages,
                                                                              self.judge_passages), lambda: dict(FAILED))
         degraded = joined(degraded, failed)

@@ -1,5 +1,6 @@
 """verifier=facts: each fact of the claim judged sentence by sentence with label probabilities
-(claimhop.verification.alternatives.pipeline); the claim's verdict from its facts'."""
+(claimhop.verification.alternatives.pipeline); the claim's verdict from its facts'. FactWise is what it shares with
+verifier=qa: the claim's facts, checked one by one, the verdict and the evidence numbered from them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.usage import model_step
 from claimhop.program.facts import SplitsClaims
 from claimhop.program.runtime import joined
-from claimhop.program.verify import VerifyResult, nothing_to_go_on
+from claimhop.program.verify import ToVerify, VerifyResult, nothing_to_go_on
 from claimhop.signatures import JudgePair
 from claimhop.verification.alternatives.ensemble import EnsembleRule
 from claimhop.verification.alternatives.nli import judge_pair
@@ -18,7 +19,22 @@ from state.context import Context
 from state.schema import Evidence, SelectedDoc
 
 
-class VerifyFacts(SplitsClaims):
+class FactWise(SplitsClaims):
+    """A verifier that checks the claim's facts one by one (`check`) and decides from them."""
+
+    def check(self, facts: list[dict], selected: list[SelectedDoc]) -> tuple[dict, int]:
+        """The checked facts (verdict, confidence, reason, facts) and the model calls the checks made."""
+        raise NotImplementedError
+
+    def forward(self, case: ToVerify) -> VerifyResult:
+        if (empty := nothing_to_go_on(case)) is not None:
+            return empty
+        facts, degraded, split_calls = self.atomic_facts(case.claim, case.claim_entities, case.planned_facts)
+        result, calls = self.check(facts, case.selected)
+        return verdict_of_facts(result, degraded, calls=split_calls + calls)
+
+
+class VerifyFacts(FactWise):
     """Each fact against the selected documents' sentences; the local model's label probabilities, or another
     model's label through DSPy."""
 
@@ -26,14 +42,8 @@ class VerifyFacts(SplitsClaims):
         super().__init__(settings)
         self.judge_pair = dspy.Predict(JudgePair)  # a model other than the local one
 
-    def forward(self, claim: str, selected: list[SelectedDoc], claim_entities: list[str],
-                planned_facts: list[str] | None = None, gap_entities: list[str] = (),
-                sub_questions: list[str] = ()) -> VerifyResult:
+    def check(self, facts: list[dict], selected: list[SelectedDoc]) -> tuple[dict, int]:
         ctx = self.settings
-        empty = nothing_to_go_on(claim, claim_entities, selected)
-        if empty is not None:
-            return empty
-        facts, degraded, split_calls = self.atomic_facts(claim, claim_entities, planned_facts)
 
         def judge(title: str, sentence: str, fact: str) -> dict[str, float]:
             with model_step("fact_judgements"):
@@ -42,7 +52,7 @@ class VerifyFacts(SplitsClaims):
 
         result = check_facts(facts, selected, judge, EnsembleRule.from_settings(ctx), ctx.tuning.fact_evidence,
                              ctx.tuning.fact_context)
-        return verdict_of_facts(result, degraded, calls=split_calls + sum(len(r["evidence"]) for r in result["facts"]))
+        return result, sum(len(r["evidence"]) for r in result["facts"])
 
 
 def verdict_of_facts(result: dict, degraded: str | None, calls: int) -> VerifyResult:

@@ -6,9 +6,7 @@ import dspy
 
 from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.usage import model_step
-from claimhop.program.facts import SplitsClaims
-from claimhop.program.verify import VerifyResult, nothing_to_go_on
-from claimhop.program.verify_facts import verdict_of_facts
+from claimhop.program.verify_facts import FactWise
 from claimhop.signatures import AnswerFromEvidence
 from claimhop.verification.alternatives.ensemble import EnsembleRule
 from claimhop.verification.alternatives.qa import ask_model, check_claim_qa
@@ -16,21 +14,15 @@ from state.context import Context
 from state.schema import SelectedDoc
 
 
-class VerifyQA(SplitsClaims):
+class VerifyQA(FactWise):
     """Each fact as questions answered from the evidence; the answers decide the fact."""
 
     def __init__(self, settings: Context) -> None:
         super().__init__(settings)
         self.answer_from_evidence = dspy.Predict(AnswerFromEvidence)  # a model other than the local one
 
-    def forward(self, claim: str, selected: list[SelectedDoc], claim_entities: list[str],
-                planned_facts: list[str] | None = None, gap_entities: list[str] = (),
-                sub_questions: list[str] = ()) -> VerifyResult:
+    def check(self, facts: list[dict], selected: list[SelectedDoc]) -> tuple[dict, int]:
         ctx = self.settings
-        empty = nothing_to_go_on(claim, claim_entities, selected)
-        if empty is not None:
-            return empty
-        facts, degraded, split_calls = self.atomic_facts(claim, claim_entities, planned_facts)
 
         def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
             with model_step("fact_judgements"):
@@ -39,4 +31,4 @@ class VerifyQA(SplitsClaims):
 
         result = check_claim_qa(facts, selected, ask, EnsembleRule.for_questions(ctx), ctx.tuning.qa_evidence,
                                 ctx.tuning.qa_resolve)
-        return verdict_of_facts(result, degraded, calls=split_calls + result["calls"])
+        return result, result["calls"]

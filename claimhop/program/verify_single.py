@@ -7,11 +7,11 @@ import dspy
 
 from claimhop.program.explain import numbered
 from claimhop.program.runtime import call_lm, calls_made
-from claimhop.program.verify import VerifyResult, nothing_to_go_on
+from claimhop.program.verify import ToVerify, VerifyResult, nothing_to_go_on
 from claimhop.signatures import VerifyClaim
 from claimhop.verification.alternatives.evidence import rank_evidence
 from state.context import Context
-from state.schema import Evidence, SelectedDoc
+from state.schema import Evidence
 
 FALLBACK_VERDICT = "INSUFFICIENT_INFO"
 CITED_WHEN_NONE = 3  # the model cited nothing valid: the best three sentences stand behind the verdict
@@ -27,15 +27,12 @@ class VerifySingle(dspy.Module):
         self.settings = settings
         self.single = dspy.ChainOfThought(VerifyClaim)
 
-    def forward(self, claim: str, selected: list[SelectedDoc], claim_entities: list[str],
-                planned_facts: list[str] | None = None, gap_entities: list[str] = (),
-                sub_questions: list[str] = ()) -> VerifyResult:
-        ctx = self.settings
-        empty = nothing_to_go_on(claim, claim_entities, selected)
-        if empty is not None:
+    def forward(self, case: ToVerify) -> VerifyResult:
+        ctx, claim = self.settings, case.claim
+        if (empty := nothing_to_go_on(case)) is not None:
             return empty
-        pool = rank_evidence(claim, selected, [*claim_entities, *gap_entities], ctx.evidence_sentences,
-                             list(sub_questions))
+        pool = rank_evidence(claim, case.selected, [*case.claim_entities, *case.gap_entities], ctx.evidence_sentences,
+                             case.sub_questions)
         evidence: list[Evidence] = [{"ref": i, **e} for i, e in enumerate(pool, start=1)]
 
         def ask() -> tuple[str, list[int]]:

@@ -195,6 +195,7 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
 
     from claimhop.evaluation.verify_eval import documents_by_title
     from claimhop.retrieval.corpus import BUNDLED_CORPUS, load_corpus
+    from claimhop.program.verify import ToVerify
     from claimhop.program.verify_facts import VerifyFacts
     from state.context import Context
 
@@ -217,7 +218,7 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
     # three sentences per fact: the gold-medal sentence ranks third for the first fact (with the default 2 that
     # fact stays unsettled, and the claim is still contradicted)
     out = VerifyFacts(Context(verifier="facts", fact_evidence=3, **CONFIDENT_JUDGE_RULE))(
-        claim=claim["claim"], selected=selected, claim_entities=[])
+        ToVerify(claim=claim["claim"], selected=selected))
     result = {"verdict": out.verdict, "confidence": out.confidence, "verdict_reason": out.reason, "facts": out.facts,
               "evidence": out.evidence}
     assert result["verdict"] == "CONTRADICTED"

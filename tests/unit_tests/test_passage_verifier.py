@@ -199,7 +199,7 @@ class FakeEngine:
 
 
 def test_the_verify_stage_reads_once_and_quotes_every_fact(monkeypatch):
-    from claimhop.program.verify import Verify
+    from claimhop.program.verify import ToVerify, Verify
 
     verify = importlib.import_module("claimhop.program.verify")
     no_dspy_model(monkeypatch)
@@ -209,10 +209,10 @@ def test_the_verify_stage_reads_once_and_quotes_every_fact(monkeypatch):
     from state.context import Context
 
     ctx = Context.from_any({"verifier": "passages"})
-    out = Verify(ctx)(claim="The Runaways' lead singer and Steve Augeri were both American musicians.",
-                      selected=DOCS, claim_entities=["Runaways", "Steve Augeri"],
-                      planned_facts=["The Runaways' lead singer is an American musician.",
-                                     "Steve Augeri is an American musician."])
+    out = Verify(ctx)(ToVerify(claim="The Runaways' lead singer and Steve Augeri were both American musicians.",
+                               selected=DOCS, claim_entities=["Runaways", "Steve Augeri"],
+                               planned_facts=["The Runaways' lead singer is an American musician.",
+                                              "Steve Augeri is an American musician."]))
     update = {"lm_calls": out.calls, "verdict": out.verdict, "confidence": out.confidence, "facts": out.facts,
               "evidence": out.evidence}
     assert len(engine.messages) == 1 and update["lm_calls"] == 1
@@ -226,7 +226,7 @@ def test_the_verify_stage_reads_once_and_quotes_every_fact(monkeypatch):
 
 
 def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatch):
-    from claimhop.program.verify import Verify
+    from claimhop.program.verify import ToVerify, Verify
 
     verify = importlib.import_module("claimhop.program.verify")
 
@@ -240,8 +240,8 @@ def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatc
     from state.context import Context
 
     ctx = Context.from_any({"verifier": "passages", "model_attempts": 1})
-    out = Verify(ctx)(claim="Steve Augeri is American.", selected=DOCS, claim_entities=[],
-                      planned_facts=["Steve Augeri is American."])
+    out = Verify(ctx)(ToVerify(claim="Steve Augeri is American.", selected=DOCS,
+                               planned_facts=["Steve Augeri is American."]))
     assert out.verdict == "INSUFFICIENT_INFO" and out.confidence == 0.0
     assert "llama.cpp said no" in out.degraded and out.calls == 1  # asked, and it failed
 
