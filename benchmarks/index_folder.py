@@ -54,7 +54,9 @@ def run_phase(name: str, folder: Path, index_dir: Path, encoder: str | None) -> 
     command = [sys.executable, "-m", "benchmarks.index_folder", "--phase", str(folder), str(index_dir)]
     if encoder:
         command += ["--encoder", encoder]
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:  # say why, not only that the phase failed
+        raise SystemExit(f"{name} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     row = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"{name}: {row['wall_seconds']} s ({row['cpu_seconds']} s of CPU), peak {row['peak_rss_mib']} MiB, files {row['files']}, "
           f"{row['embedded']} embedded", flush=True)
