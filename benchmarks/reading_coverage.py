@@ -291,7 +291,7 @@ def grid(hotpotqa: list[dict]) -> tuple[list[dict], Rule]:
 def grid_table(rows: list[dict], best: Rule, top: int = 15) -> str:
     base = rows[0]
     ranked = sorted(rows, key=lambda r: -sum(r[b]["coverage_with_answer"] for b in GRID_BUDGETS))
-    lines = [f"# Reading rules on the HotpotQA questions' selections (the choice; no dev claim read)\n",
+    lines = ["# Reading rules on the HotpotQA questions' selections (the choice; no dev claim read)\n",
              (grid.__doc__ or "").split("\n\n")[0].replace("\n    ", " ") + "\n",
              f"Current rule (first row of the grid): gold and answer read {base[1600]['coverage_with_answer']:.3f} / "
              f"{base[2400]['coverage_with_answer']:.3f} (1,600 / 2,400 characters). Picked: **{best.name}**. "

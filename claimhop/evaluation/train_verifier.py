@@ -11,7 +11,6 @@ cross-validation on the training set alone."""
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from datetime import datetime, timezone
 from pathlib import Path

@@ -14,14 +14,12 @@ from claimhop.lm.label_probs import (
     classify_served,
 )
 from claimhop.lm.provider import LOCAL, get_lm, local_engine
-from claimhop.signatures import instructions
 
 
 def classify(model: str, signature: type, user: str, labels: tuple[str, ...],
              ask_dspy: Callable[[], str]) -> dict[str, float]:
     """P(each label), the signature's instruction as the system message. `ask_dspy` asks a model without logprobs through DSPy and returns its label; a reply that
     is none of the labels raises LabelError."""
-    system = instructions(signature)
     if (model or LOCAL) == LOCAL:
         return classify_local(local_engine(), signature, user, labels)[1]
     try:

@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from claimhop.retrieval.article_links import specificity_of
 from claimhop.retrieval.service import Hit, HybridSearch
-from claimhop.retrieval.titles import base_title, normalize_title
+from claimhop.retrieval.titles import FUZZY_TITLE_CUTOFF, base_title, normalize_title
 
 ENV_URL = "CLAIMHOP_PG_URL"
 ENV_COLLECTION = "CLAIMHOP_PG_COLLECTION"
