@@ -44,6 +44,12 @@ class GapResult:
     calls: int = 0
 
 
+def names_to_look_up(claim: str, names: list[str], settings: Context) -> dict:
+    """A one-call plan's names as the early gap: its first `max_gap_queries` are the queries (a name finds its own
+    article; the claim itself when there are none)."""
+    return {"queries": names[: settings.tuning.max_gap_queries] or [claim], "entities": names}
+
+
 class Plan(dspy.Module):
     """planner=facts: one call splits the claim into facts (the sub-questions) and names what to look up."""
 
@@ -67,7 +73,7 @@ class Plan(dspy.Module):
         return PlanResult(
             sub_questions=[claim] if degraded else facts[: ctx.max_sub_questions],
             facts=None if degraded else facts,  # a failed plan leaves the claim's split to the verifier
-            gap={"queries": names[: ctx.tuning.max_gap_queries] or [claim], "entities": names},
+            gap=names_to_look_up(claim, names, ctx),
             degraded=degraded, calls=calls_made(ctx, "decompose", self.cost_step))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dspy
 
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan import MAX_FACTS, MAX_NAMES, PlanResult
+from claimhop.program.plan import MAX_FACTS, MAX_NAMES, PlanResult, names_to_look_up
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.signatures import PlanClaim
 from state.context import Context
@@ -31,5 +31,5 @@ class PlanOneCall(dspy.Module):
         (questions, names), degraded = call_lm(ctx, "decompose", ask, lambda: ([claim], []),
                                                usable=lambda out: bool(out[0]), cost_step=self.cost_step)
         return PlanResult(sub_questions=questions, facts=None,
-                          gap={"queries": names[: ctx.tuning.max_gap_queries] or [claim], "entities": names},
+                          gap=names_to_look_up(claim, names, ctx),
                           degraded=degraded, calls=calls_made(ctx, "decompose", self.cost_step))
