@@ -92,7 +92,13 @@ def _write_tables(corpus: CorpusFile, titles: list[str], automaton: ahocorasick.
 
 
 def require_kuzu():
-    """Kuzu, which only the entity graph uses, so it is an extra: a clear error when it is not installed."""
+    """Kuzu, which only the entity graph uses, so it is an extra: a clear error when it is not installed.
+
+    xllamacpp is loaded first: with Kuzu's native library already in the process, loading xllamacpp's aborts it
+    (`std::bad_alloc`, kuzu 0.11.3 with xllamacpp 2026.10), and a process that searches the graph may later need the
+    local model; the other order is safe (tests/unit_tests/test_native_load_order.py)."""
+    import xllamacpp  # noqa: F401 - loaded before kuzu on purpose (see above)
+
     try:
         import kuzu
     except ImportError:
