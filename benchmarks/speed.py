@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--previous", default=PREVIOUS.name, choices=sorted(BASELINES),
                         help="the configuration to compare the defaults with (default: the defaults before the speed "
                              "work; one-instance: the verifier's pass on the chat instance, as before issue 41)")
+    parser.add_argument("--previous-head", metavar="FILE",
+                        help="instead of --previous: the defaults with this verifier head (CLAIMHOP_VERIFIER_HEAD), "
+                             "e.g. the head shipped before a retrained one")
     parser.add_argument("--reuse", action="append", default=[], choices=[*BASELINES, NEW.name],
                         help="take this configuration's rows as recorded (by older code too) instead of running it: "
                              "the previous defaults take 45 minutes on the sample; say so beside the figures")
@@ -83,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     before = BASELINES[args.previous]
+    if args.previous_head:
+        head = Path(args.previous_head).resolve()
+        if not head.is_file() or not head.with_suffix(".json").is_file():
+            parser.error(f"--previous-head {head}: a head file and its .json beside it are needed")
+        before = Config(f"head {head.stem}", {}, {"CLAIMHOP_VERIFIER_HEAD": str(head)})
     runs = {config.name: claimhop_rows(out / f"{config.name}.jsonl" if args.report_only or config.name in args.reuse
                                        else run_config(config, claims, out / f"{config.name}.jsonl"), claims)
             for config in (before, NEW)}

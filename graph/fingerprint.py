@@ -84,9 +84,9 @@ def _content_sha256(path: str, _size: int, _mtime_ns: int) -> str:
 def program_identity(ctx: Context) -> str:
     """The optimised DSPy program the run loads and the passage verifier's head, by content."""
     from claimhop.program import program_file
-    from claimhop.verification.head import HEAD_FILE
+    from claimhop.verification.head import head_file
 
-    return _file_digest(program_file(ctx.use_optimized_program, ctx.program_path)) + " " + _file_digest(HEAD_FILE)
+    return _file_digest(program_file(ctx.use_optimized_program, ctx.program_path)) + " " + _file_digest(head_file())
 
 
 def search_identity(ctx: Context) -> dict[str, Any]:

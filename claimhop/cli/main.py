@@ -479,7 +479,7 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     from claimhop.evaluation.synthetic import make_synthetic
     from claimhop.evaluation.train_verifier import train_verifier
     from claimhop.evaluation.verifier_report import training_report
-    from claimhop.verification.head import HEAD_FILE
+    from claimhop.verification.head import HEAD_FILE, HEAD_VARIABLE
     from claimhop.verification.passages import READ_BLOCKS, READING, reading_rule
 
     stop_at_once_on_ctrl_c()
@@ -508,6 +508,8 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     print(report)
     write_text(Path(args.report), report + "\n")
     print(f"\nhead: {out}  provenance: {out.with_suffix('.json')}  report: {args.report}")
+    if out.resolve() != HEAD_FILE.resolve():
+        print(f"runs use it with {HEAD_VARIABLE}={out.resolve()}")
     return 0
 
 

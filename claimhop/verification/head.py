@@ -13,6 +13,7 @@ measurement on a dev claim uses a head that never saw it (`support_for`)."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from claimhop.verification.passages import MODEL_BLOCKS, ReadingRule, reading_ru
 
 HEAD_FILE = bundled("verifier_head.npz")
 PROVENANCE_FILE = bundled("verifier_head.json")
+HEAD_VARIABLE = "CLAIMHOP_VERIFIER_HEAD"
 TRAIN_COMMAND = "claimhop train-verifier"
 _LOCK = threading.Lock()
 _LOADED: dict[str, VerdictHead] = {}
@@ -106,16 +108,28 @@ def save_head(head_arrays: dict[str, np.ndarray], provenance: dict, npz: Path = 
     write_text(json_path, json.dumps(provenance, indent=2, ensure_ascii=False) + "\n")
 
 
-def load_head(npz: Path = HEAD_FILE, json_path: Path = PROVENANCE_FILE) -> VerdictHead:
-    """The shipped head, checked against the model and the reading it names; loaded once per process."""
+def head_file() -> Path:
+    """The head a run uses: the bundled one, or one trained with `claimhop train-verifier --out FILE` and named by
+    CLAIMHOP_VERIFIER_HEAD (its provenance beside it as FILE's .json). An operator's variable, not a run setting, so a
+    server client cannot point the server at a file."""
+    named = os.environ.get(HEAD_VARIABLE, "").strip()
+    return Path(named).expanduser() if named else HEAD_FILE
+
+
+def load_head(npz: Path | None = None, json_path: Path | None = None) -> VerdictHead:
+    """The run's head (`head_file`), checked against the model and the reading it names; loaded once per process."""
     from claimhop.lm.weights import QWEN_CODER_1_5B
 
+    npz = npz or head_file()
+    json_path = json_path or (PROVENANCE_FILE if npz == HEAD_FILE else npz.with_suffix(".json"))
     key = str(npz)
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
         if not npz.is_file() or not json_path.is_file():
-            raise HeadError(f"the passage verifier's head {npz} is missing: make it with `{TRAIN_COMMAND}`")
+            named = f" ({HEAD_VARIABLE} names it)" if npz != HEAD_FILE else ""
+            raise HeadError(f"the passage verifier's head {npz}{named} is missing, or its provenance {json_path}: "
+                            f"make them with `{TRAIN_COMMAND}`")
         provenance = json.loads(json_path.read_text(encoding="utf-8"))
         try:
             version = reading_of(provenance).version()

@@ -142,6 +142,25 @@ def test_a_head_reads_the_passages_the_way_it_was_trained(tmp_path, monkeypatch)
         load_head(npz, meta)
 
 
+def test_a_head_of_ones_own_is_used_when_claimhop_verifier_head_names_it(tmp_path, monkeypatch):
+    """`claimhop train-verifier --out FILE` writes FILE and FILE's .json; CLAIMHOP_VERIFIER_HEAD=FILE makes runs read
+    that head instead of the bundled one, and a name with no head behind it is a clear error."""
+    from claimhop.lm.weights import QWEN_CODER_1_5B
+
+    monkeypatch.setattr(head_module, "_LOADED", {})
+    npz = tmp_path / "mine.npz"
+    rule = reading_rule("chain-order-1", 21)
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
+                              "reading": "chain-order-1", "read_blocks": 21}, npz, npz.with_suffix(".json"))
+    monkeypatch.setenv("CLAIMHOP_VERIFIER_HEAD", str(npz))
+    assert head_module.head_file() == npz and load_head().reading == rule
+    monkeypatch.setenv("CLAIMHOP_VERIFIER_HEAD", str(tmp_path / "none.npz"))
+    with pytest.raises(HeadError, match="none.npz .CLAIMHOP_VERIFIER_HEAD names it. is missing.*train-verifier"):
+        load_head()
+    monkeypatch.delenv("CLAIMHOP_VERIFIER_HEAD")
+    assert head_module.head_file() == head_module.HEAD_FILE
+
+
 def test_chain_order_2_follows_names_as_claims_write_them_and_leads_the_rest():
     """chain-order-2: a name matches without its accent or possessive, one season of a named series stays on the
     chain, chain passages are cut at 600 characters and the rest to a 300-character lead."""

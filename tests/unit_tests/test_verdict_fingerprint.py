@@ -37,6 +37,7 @@ def test_the_same_configuration_gives_the_same_key_and_each_part_changes_it(corp
         "the model file": lambda: monkeypatch.setattr(claimhop.lm.weights, "QWEN_CODER_1_5B", dataclasses.replace(
             claimhop.lm.weights.QWEN_CODER_1_5B, sha256="0" * 64)),
         "the verifier head": lambda: monkeypatch.setattr(claimhop.verification.head, "HEAD_FILE", head_copy(tmp_path)),
+        "a head of one's own": lambda: monkeypatch.setenv("CLAIMHOP_VERIFIER_HEAD", str(head_copy(tmp_path, "own"))),
         "a CLAIMHOP_* default": lambda: monkeypatch.setenv("CLAIMHOP_MAX_ITERATIONS", "0"),
         "the corpus at the same path": lambda: corpus_copy.write_text(corpus_copy.read_text() + json.dumps(
             {"title": "New", "text": "A document added later."}) + "\n"),
@@ -50,11 +51,11 @@ def test_the_same_configuration_gives_the_same_key_and_each_part_changes_it(corp
         Context(corpus_path=str(corpus_copy), model="openai/b"))
 
 
-def head_copy(tmp_path):
+def head_copy(tmp_path, name: str = "head"):
     from claimhop.verification.head import HEAD_FILE
 
-    path = tmp_path / "head.npz"
-    path.write_bytes(HEAD_FILE.read_bytes() + b"retrained")
+    path = tmp_path / f"{name}.npz"
+    path.write_bytes(HEAD_FILE.read_bytes() + name.encode() + b" retrained")
     return path
 
 
