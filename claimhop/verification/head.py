@@ -121,7 +121,7 @@ def load_head(npz: Path | None = None, json_path: Path | None = None) -> Verdict
     from claimhop.lm.weights import QWEN_CODER_1_5B
 
     npz = npz or head_file()
-    json_path = json_path or (PROVENANCE_FILE if npz == HEAD_FILE else npz.with_suffix(".json"))
+    json_path = json_path or npz.with_suffix(".json")  # the bundled pair too: verifier_head.npz / .json
     key = str(npz)
     with _LOCK:
         if key in _LOADED:
