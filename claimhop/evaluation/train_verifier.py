@@ -152,7 +152,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
         counts[item["variant"]] = counts.get(item["variant"], 0) + 1
     provenance = {
         "what": "claimhop's passage verifier head (verifier=passages): logistic regressions over the bundled model's "
-                "final hidden state at the answer position of the passage prompt, plus its yes-vs-no logit",
+                f"hidden state after {rule.blocks} of its blocks at the answer position of the passage prompt, plus its "
+                "yes-vs-no logit",
         "command": "claimhop train-verifier",
         "trained_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256,

@@ -1,6 +1,6 @@
 """The passage verifier's reading: the claim and whole passages of the selected documents, in selection order, in
-one prompt, read by the local model in one pass. What comes back is the model's final hidden state where its
-yes/no answer would start; P(yes) is one linear readout of it (the output layer's "Yes"/"No" rows, shipped with the
+one prompt, read by the local model in one pass. What comes back is the model's hidden state where its
+yes/no answer would start, read after the head's number of blocks (21 of 28 by default: a cut copy of the model); P(yes) is one linear readout of it (the output layer's "Yes"/"No" rows, shipped with the
 head), and the learned head (claimhop.verification.head) reads the whole state.
 
 Why whole passages: judged sentence by sentence, a small model loses who "she" or "the film" is and cannot join
@@ -69,7 +69,7 @@ READINGS = {
 READING = "chain-order-1"  # what `claimhop train-verifier` reads by default; a run reads as its head was trained
 # The default layer for training: chosen by `python -m benchmarks.layer_sweep` on synthetic claims made from HotpotQA
 # questions (docs/verification.md).
-READ_BLOCKS = MODEL_BLOCKS
+READ_BLOCKS = 21
 
 
 def reading_rule(name: str = READING, blocks: int = READ_BLOCKS) -> ReadingRule:
