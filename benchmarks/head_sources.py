@@ -106,7 +106,8 @@ def main() -> None:
     parser.add_argument("--synthetic", type=Path, default=SYNTHETIC_CLAIMS)
     parser.add_argument("--retrieved-from", type=Path, default=DEV_RETRIEVED)
     parser.add_argument("--baseline-rows", type=Path, default=BASELINE_ROWS,
-                        help="eval-verify rows of the shipped head (systems passages@retrieved, passages@gold)")
+                        help="eval-verify rows of the head compared with (systems passages@retrieved, passages@gold); "
+                             "default: the shipped head's")
     parser.add_argument("--out", type=Path, default=Path("docs/results/verifier/head-sources"),
                         help="path stem: writes <stem>.md, <stem>.jsonl and <stem>.png")
     args = parser.parse_args()
@@ -133,9 +134,9 @@ def main() -> None:
                         "p": {i["group"]: round(float(v), 4) for i, v in zip(dev[kind], probs)}})
 
     for kind in KINDS:
-        add(f"shipped head (chain-order-1 @ 28 blocks) | synthetic + dev | {kind}", kind,
+        add(f"the head of `{args.baseline_rows.name}` | synthetic + dev | {kind}", kind,
             baseline_probabilities(args.baseline_rows, kind, dev[kind]),
-            {"reading": "chain-order-1", "blocks": 28, "source": "shipped head", "rows": str(args.baseline_rows)})
+            {"source": "baseline rows", "rows": str(args.baseline_rows)})
     for text in args.readings:
         rule = parse_reading(text)
         p, kinds, n_synthetic = predictions(rule, synthetic, dev, corpus, rows)
@@ -155,7 +156,9 @@ def main() -> None:
     header = ["| reading | head trained on | documents | macro-F1 | 2-hop | 3-hop | 4-hop | AUC | right | "
               "gained / lost vs baseline (McNemar) |", "|---|---|---|---|---|---|---|---|---|---|"]
     text = "\n".join(["# Heads by reading and training source, 169 HoVer dev claims, cross-fitted", "",
-                      "`python -m benchmarks.head_sources --readings " + " ".join(args.readings) + "`", "",
+                      "`python -m benchmarks.head_sources --readings " + " ".join(args.readings)
+                      + (f" --baseline-rows {args.baseline_rows}" if args.baseline_rows != BASELINE_ROWS else "")
+                      + "`", "",
                       *header, *table]) + "\n"
     write_text(args.out.with_suffix(".md"), text)
     write_text(args.out.with_suffix(".jsonl"), "".join(json.dumps(record) + "\n" for record in records))
@@ -177,8 +180,8 @@ def plot(records: list[dict], path: Path) -> None:
     width = 0.8 / len(shown)
     for k, record in enumerate(shown):
         values = [record["macro_f1"], *(record[f"{h}-hop"] or 0 for h in (2, 3, 4))]
-        ax.bar(np.arange(4) + k * width, values, width, label=f"{record['reading']}@{record['blocks']}, "
-                                                             f"{record['source']}")
+        name = f"{record['reading']}@{record['blocks']}, " if "reading" in record else f"{Path(record['rows']).name}, "
+        ax.bar(np.arange(4) + k * width, values, width, label=name + record["source"])
     ax.set_xticks(np.arange(4) + 0.4 - width / 2, ["all", "2-hop", "3-hop", "4-hop"])
     ax.set_ylabel("macro-F1 (%)")
     ax.set_title("Passage verifier on retrieved documents, 169 dev claims, cross-fitted")

@@ -14,6 +14,7 @@ tokens, recall@21 (overall and 3-hop), verdict macro-F1 and the ratio new/previo
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -90,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         head = Path(args.previous_head).resolve()
         if not head.is_file() or not head.with_suffix(".json").is_file():
             parser.error(f"--previous-head {head}: a head file and its .json beside it are needed")
-        before = Config(f"head {head.stem}", {}, {"CLAIMHOP_VERIFIER_HEAD": str(head)})
+        # Named by what the head reads (its .json), so the rows file says which head made them.
+        about = json.loads(head.with_suffix(".json").read_text(encoding="utf-8"))
+        name = f"head-{about.get('reading', 'chain-order-1')}-{about.get('read_blocks', 28)}-blocks"
+        before = Config(name, {}, {"CLAIMHOP_VERIFIER_HEAD": str(head)})
     runs = {config.name: claimhop_rows(out / f"{config.name}.jsonl" if args.report_only or config.name in args.reuse
                                        else run_config(config, claims, out / f"{config.name}.jsonl"), claims)
             for config in (before, NEW)}

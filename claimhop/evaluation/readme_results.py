@@ -43,10 +43,13 @@ RUNS = {
     "c020ec25e6e242e5": "8e5d4b8",            # the speed sample at the facts verifier's defaults
     "574c2a9079ae1013": "258af9a",            # the speed sample, the verifier's pass on its own instance
     "8daa05da760447fc": "258af9a",            # the same, the pass on the chat instance (CLAIMHOP_LLM_SHARED_READER=1)
+    "b7f6a36b277830b0": "9bc432f",            # the passage verifier read after 21 blocks (eval-verify rows, replayed)
+    "1cacd21ac3cbfb2a": "9bc432f",            # the speed sample (19 claims), the verifier read after 21 blocks
+    "c5762b122a461772": "9bc432f",            # the same run, the 28-block head (CLAIMHOP_VERIFIER_HEAD)
 }
 
 PEERS = {"hybrid": "hybrid", "bm25": "bm25", "hovermultihop": "langProBe's HoverMultiHop"}
-VERIFIERS = {"passages": "passages", "facts": "facts", "qa": "qa", "passages_yes": "the model's own P(yes)",
+VERIFIERS = {"passages": "passages", "facts": "facts", "qa": "qa", "passages_yes": "the yes/no readout of the same state",
              "passages_dspy": "the DSPy-compiled question",
              "passages_block28": "the same verifier read after all 28 blocks (before)", "single": "one verdict call", "majority": "majority"}
 
@@ -234,11 +237,11 @@ def rows(root: Path) -> list[Row]:
         recall_row(root, "recall@21, {n} HotpotQA questions (where retrieval choices are made)",
                    recall / "hotpotqa-200.jsonl", recall / "hotpotqa-200-previous.jsonl", "[recall](docs/recall.md)"),
         verdict_row(root, RESULTS / "verifier" / "dev-169.jsonl",
-                    "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-b2a37c7)"),
-        speed_row(root, RESULTS / "speed" / "reader-40" / "new.jsonl",
-                  RESULTS / "speed" / "reader-40" / "one-instance.jsonl",
-                  "the verifier's pass on the chat instance (before), same run", "[speed](docs/speed.md#"
-                  "the-verifiers-pass-on-its-own-instance-issue-41-commit-258af9a)",
+                    "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-9bc432f)"),
+        speed_row(root, RESULTS / "speed" / "block21" / "new.jsonl",
+                  RESULTS / "speed" / "block21" / "head-chain-order-1-28-blocks.jsonl",
+                  "the verifier read after all 28 blocks (before), same run", "[speed](docs/speed.md#"
+                  "the-verifier-read-after-21-blocks-issue-41-commit-9bc432f)",
                   "2-core AMD EPYC (AVX2 only), about 3x slower than the Xeon of earlier rows"),
     ]
 
