@@ -224,7 +224,7 @@ def test_workers_on_a_node_with_its_own_environment_run_with_the_drivers_and_a_f
     assert rows["broken"]["error"] == "RuntimeError: the claim's store went away mid-check", rows["broken"]
     assert "failed after retries" in printed.err and "Traceback" not in printed.err
     assert all(rows[i]["verdict"] == "SUPPORTED" for i in ("plain", "separator", "third", "fourth"))
-    assert any(row.get("node") == second_node for row in rows.values()), "the second node checked no claim"
+    assert any(row.get("node") == second_node for row in rows.values()), f"the second node checked no claim: {report}"
     # the driver's checkpoints and settings, not the second node's: every thread is the one the driver names
     settings = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
     key = verdict_fingerprint(Context.from_any(settings))

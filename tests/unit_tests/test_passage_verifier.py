@@ -15,6 +15,7 @@ from claimhop.program.explain import fact_lines
 from claimhop.verification import head as head_module
 from claimhop.verification.head import HeadError, Logistic, VerdictHead, decide, load_head, save_head
 from claimhop.verification.passages import (
+    MODEL_BLOCKS,
     PASSAGE_CAP,
     READINGS,
     passage_messages,
@@ -119,8 +120,17 @@ def test_a_missing_or_mismatched_head_file_names_the_command_that_makes_it(tmp_p
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": "another"}, npz, meta)
     with pytest.raises(HeadError, match="another model or prompt.*claimhop train-verifier"):
         load_head(npz, meta)
-    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": reading_rule().version()}, npz, meta)
+    rule = reading_rule()  # the default reading and layer, as `claimhop train-verifier` names them in the provenance
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(), "reading": rule.name,
+                              "read_blocks": rule.blocks}, npz, meta)
     assert load_head(npz, meta).threshold == 0.5
+    # a head whose provenance names no layer predates layers: it was read after all of them, so a middle layer's
+    # prompt version does not match it
+    monkeypatch.setattr(head_module, "_LOADED", {})
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": reading_rule(blocks=21).version()},
+              npz, meta)
+    with pytest.raises(HeadError, match="another model or prompt"):
+        load_head(npz, meta)
 
 
 def test_a_head_reads_the_passages_the_way_it_was_trained(tmp_path, monkeypatch):
@@ -134,7 +144,8 @@ def test_a_head_reads_the_passages_the_way_it_was_trained(tmp_path, monkeypatch)
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
                               "reading": "chain-order-2", "read_blocks": 21}, npz, meta)
     assert load_head(npz, meta).reading == rule
-    assert rule.version() not in (reading_rule("chain-order-2").version(), reading_rule().version())
+    assert rule.version() not in (reading_rule("chain-order-2", MODEL_BLOCKS).version(),
+                                  reading_rule(blocks=MODEL_BLOCKS).version())  # the layer is part of the prompt
     monkeypatch.setattr(head_module, "_LOADED", {})
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
                               "reading": "chain-order-9"}, npz, meta)

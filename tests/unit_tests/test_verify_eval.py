@@ -71,6 +71,23 @@ def test_a_majority_run_resumes_and_reports(tmp_path, capsys, monkeypatch):
     assert "run `claimhop eval-verify --out" in capsys.readouterr().err
 
 
+def test_a_report_names_any_verifier_its_rows_record(tmp_path, capsys, monkeypatch):
+    """An earlier default kept under another name (passages_block28 in docs/results/verifier/dev-169.jsonl) is
+    reported like the others; a verifier the rows lack is a clear error, not a traceback."""
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    out = tmp_path / "verify.jsonl"
+    assert claimhop.cli.main.main(["eval-verify", "--systems", "majority", "--limit", "4", "--out", str(out)]) == 0
+    renamed = [dict(json.loads(line), system=json.loads(line)["system"].replace("majority", "majority_before"))
+               for line in out.read_text().splitlines()]
+    out.write_text(out.read_text() + "".join(json.dumps(row) + "\n" for row in renamed))
+    capsys.readouterr()
+    report = ["eval-verify", "--limit", "4", "--out", str(out), "--report-only"]
+    assert claimhop.cli.main.main([*report, "--systems", "majority,majority_before"]) == 0
+    assert "| majority_before@gold | 4 |" in capsys.readouterr().out
+    assert claimhop.cli.main.main([*report, "--systems", "oracle"]) == 2
+    assert "no rows of system(s) oracle@gold" in capsys.readouterr().err
+
+
 def test_retrieved_documents_must_come_from_an_eval_file(tmp_path, capsys):
     assert claimhop.cli.main.main(["eval-verify", "--systems", "majority", "--evidence", "retrieved", "--limit", "2",
                           "--out", str(tmp_path / "v.jsonl")]) == 2
