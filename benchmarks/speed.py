@@ -91,10 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         head = Path(args.previous_head).resolve()
         if not head.is_file() or not head.with_suffix(".json").is_file():
             parser.error(f"--previous-head {head}: a head file and its .json beside it are needed")
+        from claimhop.verification.head import reading_of
+
         # Named by what the head reads (its .json), so the rows file says which head made them.
-        about = json.loads(head.with_suffix(".json").read_text(encoding="utf-8"))
-        name = f"head-{about.get('reading', 'chain-order-1')}-{about.get('read_blocks', 28)}-blocks"
-        before = Config(name, {}, {"CLAIMHOP_VERIFIER_HEAD": str(head)})
+        rule = reading_of(json.loads(head.with_suffix(".json").read_text(encoding="utf-8")))
+        before = Config(f"head-{rule.name}-{rule.blocks}-blocks", {}, {"CLAIMHOP_VERIFIER_HEAD": str(head)})
     runs = {config.name: claimhop_rows(out / f"{config.name}.jsonl" if args.report_only or config.name in args.reuse
                                        else run_config(config, claims, out / f"{config.name}.jsonl"), claims)
             for config in (before, NEW)}

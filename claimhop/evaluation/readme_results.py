@@ -33,7 +33,7 @@ HEADER = ("measure", "claimhop, current defaults", "compared with", "rows (file,
 # and docs/speed.md give it. A new run's fingerprint must be added here; until then the table says it is unknown.
 RUNS = {
     "afc4d5ba8b4c384b-recall": "c288e94",     # recall-20: claimhop, frozen worktree, DSPy caches replayed
-    "58873e0be4e7ea2f": "b2a37c7",            # the passage verifier read after 28 blocks (eval-verify rows, the 40-claim speed run)
+    "58873e0be4e7ea2f": "b2a37c7",            # the passage verifier after 28 blocks (eval-verify, 40-claim speed)
     "e797d577686b0cd9": "b2a37c7",            # passages_dspy
     "3aa8f63466af2a42": "5035bf7",            # majority, single, facts on retrieved documents
     "01c4392e2f9fe574": "ec36dd5",            # qa on retrieved documents
@@ -49,9 +49,10 @@ RUNS = {
 }
 
 PEERS = {"hybrid": "hybrid", "bm25": "bm25", "hovermultihop": "langProBe's HoverMultiHop"}
-VERIFIERS = {"passages": "passages", "facts": "facts", "qa": "qa", "passages_yes": "the yes/no readout of the same state",
-             "passages_dspy": "the DSPy-compiled question",
-             "passages_block28": "the same verifier read after all 28 blocks (before)", "single": "one verdict call", "majority": "majority"}
+VERIFIERS = {"passages": "passages", "facts": "facts", "qa": "qa",
+             "passages_yes": "the yes/no readout of the same state", "passages_dspy": "the DSPy-compiled question",
+             "passages_block28": "the same verifier read after all 28 blocks (before)",
+             "single": "one verdict call", "majority": "majority"}
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,8 @@ def test_a_report_names_any_verifier_its_rows_record(tmp_path, capsys, monkeypat
     monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     out = tmp_path / "verify.jsonl"
     assert claimhop.cli.main.main(["eval-verify", "--systems", "majority", "--limit", "4", "--out", str(out)]) == 0
-    renamed = [dict(json.loads(line), system=json.loads(line)["system"].replace("majority", "majority_before"))
-               for line in out.read_text().splitlines()]
+    recorded = [json.loads(line) for line in out.read_text().splitlines()]
+    renamed = [{**row, "system": row["system"].replace("majority", "majority_before")} for row in recorded]
     out.write_text(out.read_text() + "".join(json.dumps(row) + "\n" for row in renamed))
     capsys.readouterr()
     report = ["eval-verify", "--limit", "4", "--out", str(out), "--report-only"]
