@@ -44,6 +44,19 @@ class GapResult:
     calls: int = 0
 
 
+# plan_examples=terse: the plan's worked examples. A 1.5B model writes facts as long as the claim whatever the
+# instruction says, but copies the length of facts it has just seen. Made-up claims, none from any evaluation set.
+TERSE_EXAMPLES = [
+    dspy.Example(claim="The director of the 1994 film Ed Wood was born in Burbank, California, like the star of "
+                       "Beetlejuice.",
+                 facts=["Ed Wood's director was born in Burbank.", "Beetlejuice's star was born in Burbank."],
+                 entities=["Ed Wood (film)", "Beetlejuice", "Burbank, California"]),
+    dspy.Example(claim="Chandgi Ram won a gold medal in 1970 at an event held in Bangkok.",
+                 facts=["Chandgi Ram won gold in 1970.", "Chandgi Ram's 1970 event was in Bangkok."],
+                 entities=["Chandgi Ram", "Bangkok"]),
+]
+
+
 def names_to_look_up(claim: str, names: list[str], settings: Context) -> dict:
     """A one-call plan's names as the early gap: its first `max_gap_queries` are the queries (a name finds its own
     article; the claim itself when there are none)."""
@@ -59,6 +72,8 @@ class Plan(dspy.Module):
         super().__init__()
         self.settings = settings
         self.facts = dspy.Predict(PlanClaimAsFacts)
+        if settings.tuning.plan_examples == "terse":
+            self.facts.demos = list(TERSE_EXAMPLES)  # an optimised program's own demos replace them when loaded
 
     def forward(self, claim: str) -> PlanResult:
         ctx = self.settings
