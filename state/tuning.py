@@ -32,11 +32,12 @@ class Tuning:
         "any", "Which search results for a bridging entity's name are kept after its own article: 'any' (the "
         "first bridge_k) or 'naming' (only documents that name the entity)."
     )
-    plan_examples: Literal["none", "terse"] = setting(
-        "none", "Plan (planner=facts): worked examples shown before the claim. 'terse': two made-up claims split into "
-        "short facts, which the model copies (it ignores a word limit in the instruction): fewer tokens written; "
-        "their ~200 prompt tokens are read once a process, then cached. Measured on HotpotQA questions: "
-        "docs/speed.md."
+    plan_examples: Literal["terse", "none"] = setting(
+        "terse", "Plan (planner=facts): worked examples shown before the claim. 'terse': two made-up claims split into "
+        "short facts, which the model copies (it ignores a word limit in the instruction); 'none': the instruction "
+        "alone. Chosen on 100 HotpotQA questions: 95 vs 95 with every gold title (0 gained, 0 lost), 63 vs 81 tokens "
+        "written (median), plan 6.9 vs 8.9 s; the examples' ~200 prompt tokens are read once a process, then cached "
+        "(docs/speed.md)."
     )
     loop_queries: int = setting(3, "New queries proposed by each gap-loop round.", 1, 5)
     link_weighting: Literal["count", "idf"] = setting(

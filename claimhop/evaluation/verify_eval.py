@@ -7,12 +7,12 @@ of the local model on the claim and its evidence sentences, the label's probabil
 probability is kept in the row), `facts` (claimhop's facts verifier, `verifier=facts`), `qa` (the QA verifier,
 `verifier=qa`, on the same split of the claim), `passages` (the passage verifier, `verifier=passages`: one pass
 of the model over the claim and whole passages, decided by the trained head; a dev claim the head was trained on
-is decided by the fold head that never saw it), `passages_yes` (the same pass, the model's own P(yes) alone,
-calibrated on synthetic claims), `passages_dspy` (the same judgement through DSPy with demos compiled by
-BootstrapFewShotWithRandomSearch on the synthetic claims, claimhop.evaluation.verifier_dspy), `claimhop` (the graph's
-verify node with the run's settings, by default `verifier=single`: DSPy VerifyClaim over the ranked evidence
-sentences, which gives a label and no probability, so its confidence is 1). Rows are appended as they finish, so a
-run resumes.
+is decided by the fold head that never saw it), `passages_yes` (the same pass, P(yes) through the output layer
+from the state read, the model's own answer only at the last block; calibrated on synthetic claims),
+`passages_dspy` (the same judgement through DSPy with demos compiled by BootstrapFewShotWithRandomSearch on the
+synthetic claims, claimhop.evaluation.verifier_dspy), `claimhop` (the graph's
+verify node with the run's settings, by default the passage verifier; confidence 1 from a verifier that gives
+none). Rows are appended as they finish, so a run resumes.
 """
 
 from __future__ import annotations
@@ -129,7 +129,8 @@ def qa_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list
 def passages_verdict(claim: dict, documents: list[dict], yes_only: bool = False) -> tuple[str, float, dict]:
     """The passage verifier: the model's hidden state on the claim and the passages read (saved by an earlier read
     when there is one), decided by the shipped head, or for a dev claim the head was trained on, by the fold head
-    that never saw it. `yes_only`: the model's own P(yes) alone, calibrated on the synthetic claims."""
+    that never saw it. `yes_only`: P(yes) through the output layer from the state read, calibrated on the
+    synthetic claims."""
     import math
 
     from claimhop.evaluation.verifier_features import state_of

@@ -208,3 +208,23 @@ def test_the_local_models_prompt_leaves_out_the_structure_its_grammar_enforces()
     assert '"facts", "entities"' in system and CLAIM in user
     assert "JSON schema" not in system and "Respond with" not in user
     assert len(system) + len(user) < 0.7 * sum(len(m["content"]) for m in full)
+
+
+def test_the_terse_plans_made_up_examples_are_one_fixed_prefix_before_every_claim():
+    """plan_examples=terse shows two worked examples of short facts before the claim: the same messages for every
+    claim (so llama.cpp's prompt cache keeps them), none of them a claim of the dev set or the HotpotQA sample."""
+    from benchmarks.hotpotqa import SAMPLE
+    from claimhop.evaluation.data import DEV_CLAIMS, load_claims
+    from claimhop.lm.adapter import adapter_for
+    from claimhop.program.plan import TERSE_EXAMPLES, Plan
+    from claimhop.signatures import PlanClaimAsFacts
+    from state.context import Context
+
+    demos = Plan(Context(plan_examples="terse")).facts.demos
+    first = adapter_for("local").format(PlanClaimAsFacts, demos=demos, inputs={"claim": CLAIM})
+    other = adapter_for("local").format(PlanClaimAsFacts, demos=demos, inputs={"claim": "Paris is in France."})
+    assert first[:-1] == other[:-1] and CLAIM in first[-1]["content"]
+    assert any("Chandgi Ram won gold in 1970." in m["content"] for m in first[:-1])
+    assert not Plan(Context(plan_examples="none")).facts.demos
+    evaluated = {c["claim"] for c in load_claims(DEV_CLAIMS) + load_claims(SAMPLE)}
+    assert not evaluated & {example.claim for example in TERSE_EXAMPLES}
