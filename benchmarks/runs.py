@@ -41,7 +41,9 @@ PREVIOUS = Config("previous", {"planner": "two_calls", "bridge_pick": "lm", "gap
 NEW = Config("new")
 # The verifier's pass on the chat instance itself (before issue 41): it evicts the plan's cached prompt.
 ONE_INSTANCE = Config("one-instance", {}, {"CLAIMHOP_LLM_SHARED_READER": "1"})
-BASELINES = {config.name: config for config in (PREVIOUS, ONE_INSTANCE)}
+# The plan's instruction alone (before issue 41's worked examples): the model writes facts as long as the claim.
+LONG_PLAN = Config("long-plan", {"plan_examples": "none"})
+BASELINES = {config.name: config for config in (PREVIOUS, ONE_INSTANCE, LONG_PLAN)}
 
 
 def stratified_sample(n: int = 40, seed: int = 0, path: Path = DEV_CLAIMS) -> list[dict]:

@@ -55,7 +55,7 @@ def plot(before: Config, after: Config, old: dict, new: dict, path: Path) -> Pat
     left.boxplot([[r["seconds"] for r in old.values()], [r["seconds"] for r in new.values()]])
     left.set_xticks([1, 2], [before.name, after.name])
     left.set_ylabel("seconds per claim")
-    left.set_title(f"whole graph, {len(new)} dev claims")
+    left.set_title(f"whole graph, {len(new)} claims")
     names = sorted({step for rows in (old, new) for row in rows.values() for step in row.get("steps", {})})
     for config, rows, offset in ((before, old, -0.2), (after, new, 0.2)):
         seconds = [sum(row.get("steps", {}).get(n, {}).get("seconds", 0.0) for row in rows.values()) / len(rows)
@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true", help="table and plot from the rows already there")
     parser.add_argument("--previous", default=PREVIOUS.name, choices=sorted(BASELINES),
                         help="the configuration to compare the defaults with (default: the defaults before the speed "
-                             "work; one-instance: the verifier's pass on the chat instance, as before issue 41)")
+                             "work; one-instance: the verifier's pass on the chat instance, as before issue 41; "
+                             "long-plan: the plan without its worked examples)")
     parser.add_argument("--previous-head", metavar="FILE",
                         help="instead of --previous: the defaults with this verifier head (CLAIMHOP_VERIFIER_HEAD), "
                              "e.g. the head shipped before a retrained one")
