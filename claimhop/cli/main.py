@@ -71,7 +71,11 @@ def one_claim_settings(settings: dict[str, Any]) -> dict[str, Any]:
     """A process that checks one claim leaves out the plan's worked examples unless told otherwise: it would read
     their ~200 prompt tokens once and never reuse them (README's claim: 55.0 s with them, 48.5 s without), while
     a batch, eval or server reads them once and saves ~1.9 s on every later claim (a gain from the fifth on)."""
-    if "plan_examples" in settings or os.environ.get("CLAIMHOP_PLAN_EXAMPLES"):
+    from state.fields import ENV_PREFIX
+
+    tuning = settings.get("tuning")
+    if "plan_examples" in settings or (isinstance(tuning, dict) and "plan_examples" in tuning) \
+            or os.environ.get(ENV_PREFIX + "PLAN_EXAMPLES"):
         return settings
     return {**settings, "plan_examples": "none"}
 

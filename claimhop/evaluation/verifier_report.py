@@ -131,6 +131,6 @@ def training_report(result: dict) -> str:
     p_yes = 1 / (1 + np.exp(-(yes_a * raw_yes + yes_b)))
     for kind in ("gold", "retrieved"):
         chosen = [i for i, item in enumerate(items) if item["source"] == f"dev-{kind}"]
-        lines.append(f"| P(yes) through the output layer from the state read, calibrated on synthetic claims | {kind} | "
-                     f"{figures([items[i] for i in chosen], p_yes[chosen])} |")
+        lines.append("| P(yes) through the output layer from the state read, calibrated on synthetic claims | "
+                     f"{kind} | {figures([items[i] for i in chosen], p_yes[chosen])} |")
     return "\n".join(lines)

@@ -239,6 +239,7 @@ def test_a_one_claim_check_leaves_out_the_plans_examples_unless_asked(monkeypatc
     monkeypatch.delenv("CLAIMHOP_PLAN_EXAMPLES", raising=False)
     assert Context.from_any(one_claim_settings({"top_k": 5})).value("plan_examples") == "none"
     assert one_claim_settings({"plan_examples": "terse"})["plan_examples"] == "terse"
+    assert Context.from_any(one_claim_settings({"tuning": {"plan_examples": "terse"}})).value("plan_examples") == "terse"
     assert Context().value("plan_examples") == "terse"
     monkeypatch.setenv("CLAIMHOP_PLAN_EXAMPLES", "terse")
     assert Context.from_any(one_claim_settings({})).value("plan_examples") == "terse"
