@@ -2,10 +2,13 @@
 costs no model time: `save` packs a reading's feature cache (one .npy per prompt read, claimhop.evaluation.
 verifier_features) into one compressed file under docs/results/verifier/features/, `load` unpacks it into the cache
 (never over a state already there). The file is named like the cache folder (prompt version and model hash), so it
-only ever serves the reading and model that made it.
+only ever serves the reading and model that made it. `load --into` unpacks it into another reading's folder read
+after the same blocks (another budget, say): states are kept by a hash of the exact prompt, so one serves every
+reading that shows the model the same messages, and only the prompts that differ are read again.
 
     python -m benchmarks.feature_archive save --reading chain-order-2@21
     python -m benchmarks.feature_archive load --reading chain-order-2@21
+    python -m benchmarks.feature_archive load --reading chain-order-1@21 --into chain-order-1@21:3000
 """
 
 from __future__ import annotations
@@ -38,16 +41,18 @@ def save(folder: Path) -> int:
     return len(states)
 
 
-def load(folder: Path) -> int:
-    """The archived states not yet in the cache, each written on its own (a crash leaves whole files)."""
+def load(folder: Path, target: Path | None = None) -> int:
+    """The archived states of `folder`'s reading not yet in `target` (default: that folder), each written on its own
+    (a crash leaves whole files)."""
     source = archive_path(folder)
     if not source.is_file():
         raise SystemExit(f"no archive {source} for this reading and model")
-    folder.mkdir(parents=True, exist_ok=True)
+    target = target or folder
+    target.mkdir(parents=True, exist_ok=True)
     added = 0
     with np.load(source) as archive:
         for key in archive.files:
-            path = folder / f"{key}.npy"
+            path = target / f"{key}.npy"
             if not path.is_file():
                 save_atomic(path, archive[key])
                 added += 1
@@ -57,13 +62,23 @@ def load(folder: Path) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=("save", "load"))
-    parser.add_argument("--reading", default="chain-order-1@28", help="NAME@BLOCKS, as benchmarks.head_sources takes")
+    parser.add_argument("--reading", default="chain-order-1@28",
+                        help="NAME@BLOCKS[:BUDGET], as benchmarks.head_sources takes")
+    parser.add_argument("--into", help="load: into this reading's folder instead (read after the same blocks)")
     args = parser.parse_args()
-    folder = features_dir(parse_reading(args.reading))
+    rule = parse_reading(args.reading)
+    folder = features_dir(rule)
     if args.action == "save":
         print(f"{save(folder)} states from {folder} -> {archive_path(folder)}")
-    else:
-        print(f"{load(folder)} states from {archive_path(folder)} -> {folder}")
+        return
+    target = folder
+    if args.into:
+        into = parse_reading(args.into)
+        if into.blocks != rule.blocks:
+            raise SystemExit(f"--into {args.into}: read after {into.blocks} blocks, the archive after {rule.blocks}: "
+                             "a state is the same only at the same layer")
+        target = features_dir(into)
+    print(f"{load(folder, target)} states from {archive_path(folder)} -> {target}")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from claimhop.evaluation.train_verifier import SYNTHETIC_CLAIMS, answer_rows, fi
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
 from claimhop.evaluation.verifier_features import documents_for, features_dir, load_features, state_path
 from claimhop.evaluation.verifier_report import auc, cross_fitted
-from claimhop.verification.passages import ReadingRule, reading_rule
+from claimhop.verification.passages import MODEL_BLOCKS, ReadingRule, reading_rule
 
 SOURCES = ("synthetic + dev", "dev only", "synthetic only")
 KINDS = ("retrieved", "gold")
@@ -43,9 +43,11 @@ def baseline_probabilities(path: Path, kind: str, items: list[dict]) -> np.ndarr
 
 
 def parse_reading(text: str) -> ReadingRule:
-    """'chain-order-2@21' -> that rule read after 21 blocks ('chain-order-2' alone: after all of them)."""
-    name, _, blocks = text.partition("@")
-    return reading_rule(name, int(blocks)) if blocks else reading_rule(name)
+    """'chain-order-2@21' -> that rule read after 21 blocks ('chain-order-2' alone: after all of them);
+    'chain-order-1@21:3000' -> with 3,000 characters of passages."""
+    spec, _, budget = text.partition(":")
+    name, _, blocks = spec.partition("@")
+    return reading_rule(name, int(blocks) if blocks else MODEL_BLOCKS, int(budget) if budget else None)
 
 
 def read_all(items: list[dict], corpus, rule: ReadingRule) -> bool:

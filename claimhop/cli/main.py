@@ -513,7 +513,7 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     if args.dspy:
         return compile_dspy_judge(synthetic, args.candidates)
     try:
-        rule = reading_rule(args.reading or READING, args.blocks or READ_BLOCKS)
+        rule = reading_rule(args.reading or READING, args.blocks or READ_BLOCKS, args.budget)
     except ValueError as error:
         raise UsageError(str(error)) from None
     out = Path(args.out) if args.out else HEAD_FILE
@@ -719,6 +719,8 @@ def parser() -> argparse.ArgumentParser:
                        "shipped verifier reads, claimhop.verification.passages.READ_BLOCKS; see benchmarks.layer_sweep)")
     train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.verification.passages."
                        "READING; the rules are its READINGS: chain-order-1, chain-order-2)")
+    train.add_argument("--budget", type=int, help="characters of passages read per claim (default: the reading's own, "
+                       "claimhop.verification.passages.PASSAGE_BUDGET); a run reads as its head was trained")
     train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
                        "provenance is written beside it as .json)")
     train.add_argument("--report", default="docs/results/verifier/training.md", help="the training report")

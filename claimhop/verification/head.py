@@ -87,9 +87,10 @@ class VerdictHead:
 
 
 def reading_of(provenance: dict) -> ReadingRule:
-    """The reading a head's provenance names (chain-order-1 at full depth for heads trained before readings had
-    names)."""
-    return reading_rule(provenance.get("reading", "chain-order-1"), provenance.get("read_blocks", MODEL_BLOCKS))
+    """The reading a head's provenance names: its rule, layer and passage budget (chain-order-1 at full depth for
+    heads trained before readings had names)."""
+    return reading_rule(provenance.get("reading", "chain-order-1"), provenance.get("read_blocks", MODEL_BLOCKS),
+                        provenance.get("passage_budget_chars"))
 
 
 def decide(p_supported: float, p_contradicted: float, threshold: float) -> tuple[str, float]:

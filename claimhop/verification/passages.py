@@ -29,6 +29,7 @@ PASSAGES_SYSTEM = instructions(JudgeClaimOnPassages)  # the system message of th
 # on the 200 HotpotQA questions' selections it holds every gold passage for 0.64 of them (0.74 at 3,000, 0.55 at
 # 2,000), and the prompt stays ~600 tokens (~8 s on 2 cores).
 PASSAGE_BUDGET = 2400
+MIN_BUDGET, MAX_BUDGET = 500, 12000  # a passage's lead at least; at most what a 4,096-token context holds
 PASSAGE_CAP = 1000  # a longer passage is cut at a sentence end, so one article cannot fill the budget alone
 MODEL_BLOCKS = 28  # transformer blocks of the bundled model
 
@@ -73,13 +74,17 @@ READING = "chain-order-1"  # what `claimhop train-verifier` reads by default; a 
 READ_BLOCKS = 21
 
 
-def reading_rule(name: str = READING, blocks: int = READ_BLOCKS) -> ReadingRule:
-    """The named rule, read after `blocks` blocks; a clear error for an unknown name."""
+def reading_rule(name: str = READING, blocks: int = READ_BLOCKS, budget: int | None = None) -> ReadingRule:
+    """The named rule, read after `blocks` blocks, with `budget` characters of passages (default: the rule's own);
+    a clear error for an unknown name or a budget that cannot hold a passage."""
     if name not in READINGS:
         raise ValueError(f"unknown reading {name!r}: one of {', '.join(READINGS)}")
     if not 1 <= blocks <= MODEL_BLOCKS:
         raise ValueError(f"blocks must be 1-{MODEL_BLOCKS}, not {blocks}")
-    return replace(READINGS[name], blocks=blocks)
+    if budget is not None and not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise ValueError(f"the passage budget must be {MIN_BUDGET}-{MAX_BUDGET} characters, not {budget}")
+    rule = READINGS[name]
+    return replace(rule, blocks=blocks, budget=rule.budget if budget is None else budget)
 
 
 @dataclass(frozen=True)

@@ -153,6 +153,27 @@ def test_a_head_reads_the_passages_the_way_it_was_trained(tmp_path, monkeypatch)
         load_head(npz, meta)
 
 
+def test_a_head_trained_on_another_budget_reads_that_many_characters(tmp_path, monkeypatch):
+    """`claimhop train-verifier --budget 3000` names the budget in the provenance; the run reads as many characters
+    (more passages than the default), the budget is part of the prompt version, and a budget no context holds is
+    a clear error."""
+    from claimhop.lm.weights import QWEN_CODER_1_5B
+
+    monkeypatch.setattr(head_module, "_LOADED", {})
+    npz, meta = tmp_path / "head.npz", tmp_path / "head.json"
+    rule = reading_rule("chain-order-1", 21, 3000)
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(), "reading": rule.name,
+                              "read_blocks": 21, "passage_budget_chars": 3000}, npz, meta)
+    assert load_head(npz, meta).reading == rule and rule.budget == 3000
+    assert rule.version() != reading_rule("chain-order-1", 21).version()
+    selected = [{"title": f"Article {i}", "text": f"Article {i} is about a thing. " * 25} for i in range(8)]
+    default = passages_read(selected, "Article 1 is a thing.", reading_rule("chain-order-1", 21))
+    more = passages_read(selected, "Article 1 is a thing.", rule)
+    assert len(more) > len(default) and sum(len(p["text"]) for p in more) <= 3000
+    with pytest.raises(ValueError, match="passage budget must be 500-12000 characters, not 50"):
+        reading_rule(budget=50)
+
+
 def test_a_head_of_ones_own_is_used_when_claimhop_verifier_head_names_it(tmp_path, monkeypatch):
     """`claimhop train-verifier --out FILE` writes FILE and FILE's .json; CLAIMHOP_VERIFIER_HEAD=FILE makes runs read
     that head instead of the bundled one, and a name with no head behind it is a clear error."""
