@@ -104,7 +104,7 @@ def scores(items: list[dict], p: np.ndarray) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--readings", nargs="+", default=["chain-order-1@28", "chain-order-2@21"],
-                        help="NAME@BLOCKS of each reading compared; the first reading's first source is the baseline")
+                        help="NAME@BLOCKS[:BUDGET] of each reading compared; the first reading's first source is the baseline")
     parser.add_argument("--synthetic", type=Path, default=SYNTHETIC_CLAIMS)
     parser.add_argument("--retrieved-from", type=Path, default=DEV_RETRIEVED)
     parser.add_argument("--baseline-rows", type=Path, default=BASELINE_ROWS,
@@ -148,12 +148,12 @@ def main() -> None:
                 label = source.replace("dev", f"dev ({trained_on})") if kinds else source
                 if n_synthetic and n_synthetic < len(synthetic):
                     label = label.replace("synthetic", f"synthetic ({n_synthetic} of {len(synthetic)})")
-                name = f"{rule.name} @ {rule.blocks} blocks | {label} | {kind}"
+                name = f"{rule.name} @ {rule.blocks} blocks, {rule.budget:,} chars | {label} | {kind}"
                 if p[source] is None or kind not in p[source]:
                     table.append(f"| {name} | not read: `claimhop train-verifier --reading {rule.name} --blocks "
-                                 f"{rule.blocks}` | | | | | | |")
+                                 f"{rule.blocks} --budget {rule.budget}` | | | | | | |")
                     continue
-                add(name, kind, p[source][kind], {"reading": rule.name, "blocks": rule.blocks,
+                add(name, kind, p[source][kind], {"reading": rule.name, "blocks": rule.blocks, "budget": rule.budget,
                                                   "prompt": rule.version(), "source": label})
     header = ["| reading | head trained on | documents | macro-F1 | 2-hop | 3-hop | 4-hop | AUC | right | "
               "gained / lost vs baseline (McNemar) |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -182,7 +182,9 @@ def plot(records: list[dict], path: Path) -> None:
     width = 0.8 / len(shown)
     for k, record in enumerate(shown):
         values = [record["macro_f1"], *(record[f"{h}-hop"] or 0 for h in (2, 3, 4))]
-        name = f"{record['reading']}@{record['blocks']}, " if "reading" in record else f"{Path(record['rows']).name}, "
+        budget = f":{record['budget']}" if "budget" in record else ""
+        name = (f"{record['reading']}@{record['blocks']}{budget}, " if "reading" in record
+                else f"{Path(record['rows']).name}, ")
         ax.bar(np.arange(4) + k * width, values, width, label=name + record["source"])
     ax.set_xticks(np.arange(4) + 0.4 - width / 2, ["all", "2-hop", "3-hop", "4-hop"])
     ax.set_ylabel("macro-F1 (%)")

@@ -495,7 +495,7 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     from claimhop.evaluation.train_verifier import train_verifier
     from claimhop.evaluation.verifier_report import training_report
     from claimhop.verification.head import HEAD_FILE, HEAD_VARIABLE
-    from claimhop.verification.passages import READ_BLOCKS, READING, reading_rule
+    from claimhop.verification.passages import READ_BLOCKS, READ_BUDGET, READING, reading_rule
 
     stop_at_once_on_ctrl_c()
     synthetic = Path(args.synthetic)
@@ -513,7 +513,7 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     if args.dspy:
         return compile_dspy_judge(synthetic, args.candidates)
     try:
-        rule = reading_rule(args.reading or READING, args.blocks or READ_BLOCKS, args.budget)
+        rule = reading_rule(args.reading or READING, args.blocks or READ_BLOCKS, args.budget or READ_BUDGET)
     except ValueError as error:
         raise UsageError(str(error)) from None
     out = Path(args.out) if args.out else HEAD_FILE
@@ -719,8 +719,8 @@ def parser() -> argparse.ArgumentParser:
                        "shipped verifier reads, claimhop.verification.passages.READ_BLOCKS; see benchmarks.layer_sweep)")
     train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.verification.passages."
                        "READING; the rules are its READINGS: chain-order-1, chain-order-2)")
-    train.add_argument("--budget", type=int, help="characters of passages read per claim (default: the reading's own, "
-                       "claimhop.verification.passages.PASSAGE_BUDGET); a run reads as its head was trained")
+    train.add_argument("--budget", type=int, help="characters of passages read per claim (default: as the shipped "
+                       "verifier reads, claimhop.verification.passages.READ_BUDGET); a run reads as its head was trained")
     train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
                        "provenance is written beside it as .json)")
     train.add_argument("--report", default="docs/results/verifier/training.md", help="the training report")

@@ -22,7 +22,7 @@ import numpy as np
 
 from claimhop.atomic import atomic_path, write_text
 from claimhop.data import bundled
-from claimhop.verification.passages import MODEL_BLOCKS, ReadingRule, reading_rule
+from claimhop.verification.passages import MODEL_BLOCKS, PASSAGE_BUDGET, ReadingRule, reading_rule
 
 HEAD_FILE = bundled("verifier_head.npz")
 PROVENANCE_FILE = bundled("verifier_head.json")
@@ -90,7 +90,7 @@ def reading_of(provenance: dict) -> ReadingRule:
     """The reading a head's provenance names: its rule, layer and passage budget (chain-order-1 at full depth for
     heads trained before readings had names)."""
     return reading_rule(provenance.get("reading", "chain-order-1"), provenance.get("read_blocks", MODEL_BLOCKS),
-                        provenance.get("passage_budget_chars"))
+                        provenance.get("passage_budget_chars", PASSAGE_BUDGET))
 
 
 def decide(p_supported: float, p_contradicted: float, threshold: float) -> tuple[str, float]:

@@ -17,6 +17,9 @@ from claimhop.verification.head import HeadError, Logistic, VerdictHead, decide,
 from claimhop.verification.passages import (
     MODEL_BLOCKS,
     PASSAGE_CAP,
+    READ_BLOCKS,
+    READ_BUDGET,
+    READING,
     READINGS,
     passage_messages,
     passages_read,
@@ -218,6 +221,8 @@ def test_the_shipped_head_loads_and_says_what_it_was_trained_on():
     assert provenance["training_data"]["synthetic"]["items"] > 100
     assert head.mean.shape == head.support.weights.shape == (1537,)
     assert len(head.fold_support) == provenance["folds"] and len(head.folds) == 169
+    # what `claimhop train-verifier` with no option remakes: its default reading, layer and passage budget
+    assert head.reading == reading_rule(READING, READ_BLOCKS, READ_BUDGET)
 
 
 def test_each_fact_is_quoted_from_the_sentence_that_states_it():
