@@ -46,12 +46,14 @@ RUNS = {
     "b7f6a36b277830b0": "9bc432f",            # the passage verifier read after 21 blocks (eval-verify rows, replayed)
     "1cacd21ac3cbfb2a": "9bc432f",            # the speed sample (19 claims), the verifier read after 21 blocks
     "c5762b122a461772": "9bc432f",            # the same run, the 28-block head (CLAIMHOP_VERIFIER_HEAD)
+    "1c8852457f219ae6": "ba4149e",            # the passage verifier reading 3,000 characters (eval-verify, replayed)
 }
 
 PEERS = {"hybrid": "hybrid", "bm25": "bm25", "hovermultihop": "langProBe's HoverMultiHop"}
 VERIFIERS = {"passages": "passages", "facts": "facts", "qa": "qa",
              "passages_yes": "the yes/no readout of the same state", "passages_dspy": "the DSPy-compiled question",
-             "passages_block28": "the same verifier read after all 28 blocks (before)",
+             "passages_budget2400": "the same verifier reading 2,400 characters (before)",
+             "passages_block28": "the same verifier read after all 28 blocks, 2,400 characters",
              "single": "one verdict call", "majority": "majority"}
 
 
@@ -238,7 +240,7 @@ def rows(root: Path) -> list[Row]:
         recall_row(root, "recall@21, {n} HotpotQA questions (where retrieval choices are made)",
                    recall / "hotpotqa-200.jsonl", recall / "hotpotqa-200-previous.jsonl", "[recall](docs/recall.md)"),
         verdict_row(root, RESULTS / "verifier" / "dev-169.jsonl",
-                    "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-9bc432f)"),
+                    "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-ba4149e)"),
         speed_row(root, RESULTS / "speed" / "block21" / "new.jsonl",
                   RESULTS / "speed" / "block21" / "head-chain-order-1-28-blocks.jsonl",
                   "the verifier read after all 28 blocks (before), same run", "[speed](docs/speed.md#"
