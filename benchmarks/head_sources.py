@@ -104,7 +104,8 @@ def scores(items: list[dict], p: np.ndarray) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--readings", nargs="+", default=["chain-order-1@28", "chain-order-2@21"],
-                        help="NAME@BLOCKS[:BUDGET] of each reading compared; the first reading's first source is the baseline")
+                        help="NAME@BLOCKS[:BUDGET] of each reading compared; the first reading's first source is "
+                             "the baseline")
     parser.add_argument("--synthetic", type=Path, default=SYNTHETIC_CLAIMS)
     parser.add_argument("--retrieved-from", type=Path, default=DEV_RETRIEVED)
     parser.add_argument("--baseline-rows", type=Path, default=BASELINE_ROWS,

@@ -720,7 +720,8 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.verification.passages."
                        "READING; the rules are its READINGS: chain-order-1, chain-order-2)")
     train.add_argument("--budget", type=int, help="characters of passages read per claim (default: as the shipped "
-                       "verifier reads, claimhop.verification.passages.READ_BUDGET); a run reads as its head was trained")
+                       "verifier reads, claimhop.verification.passages.READ_BUDGET); a run reads as its head was "
+                       "trained")
     train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
                        "provenance is written beside it as .json)")
     train.add_argument("--report", default="docs/results/verifier/training.md", help="the training report")

@@ -25,9 +25,8 @@ from claimhop.signatures import PASSAGES_QUESTION, JudgeClaimOnPassages, instruc
 
 PASSAGES_SYSTEM = instructions(JudgeClaimOnPassages)  # the system message of the one pass the head reads
 
-# Characters of passages read per claim. 2,400 holds the first 4-6 selected passages (median passage ~460 chars);
-# on the 200 HotpotQA questions' selections it holds every gold passage for 0.64 of them (0.74 at 3,000, 0.55 at
-# 2,000), and the prompt stays ~600 tokens (~8 s on 2 cores).
+# A reading rule's own budget, in characters of passages: 2,400 holds the first 4-6 selected passages (median
+# passage ~460 chars). The synthetic claims' evidence is sized to it; the shipped head reads READ_BUDGET (below).
 PASSAGE_BUDGET = 2400
 MIN_BUDGET, MAX_BUDGET = 500, 12000  # a passage's lead at least; at most what a 4,096-token context holds
 PASSAGE_CAP = 1000  # a longer passage is cut at a sentence end, so one article cannot fill the budget alone
