@@ -197,18 +197,6 @@ class ClaimFromQuestion(dspy.Signature):
     claim: str = dspy.OutputField()
 
 
-class DescribeThrough(dspy.Signature):
-    """Write a short noun phrase that points to the entity through the fact the sentence gives, without naming the
-    entity, and naming the article's subject. Example: entity 'Tampa Bay Lightning', article 'Vincent Lecavalier',
-    sentence 'Lecavalier was drafted first overall by the Tampa Bay Lightning in 1998.' -> 'the team that drafted
-    Vincent Lecavalier first overall in 1998'."""
-
-    entity: str = dspy.InputField()
-    article: str = dspy.InputField()
-    sentence: str = dspy.InputField()
-    description: str = dspy.OutputField()
-
-
 class Relevant(dspy.Signature):
     """You judge whether a Wikipedia paragraph is relevant to a search query: it is relevant when it gives facts
     about the people, places, works or events the query asks about. Answer with one word: yes or no."""

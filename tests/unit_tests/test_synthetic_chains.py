@@ -1,46 +1,37 @@
-"""Three-document synthetic claims (claimhop.evaluation.synthetic_chains): the link table read backwards, the
-description a claim takes in place of a name, and which descriptions are refused; and the held-out scoring that
-chooses the head's training source (benchmarks.chain_sources)."""
+"""Three-document synthetic claims (claimhop.evaluation.synthetic_chains): which questions pair up and how two
+claims join; and the held-out scoring that chooses the head's training source (benchmarks.chain_sources)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from benchmarks.chain_sources import SHIPPED, choose, held_out
-from claimhop.evaluation.synthetic_chains import described, good_description, naming_articles, sentence_naming
+from claimhop.evaluation.synthetic_chains import joined, question_pairs
 from claimhop.evaluation.train_verifier import fold_of
-from claimhop.retrieval.article_links import ArticleLinks
 
 
-def test_the_articles_naming_one_are_read_from_the_link_table_backwards() -> None:
-    links = ArticleLinks.from_lists([[2], [2, 3], [0], []], "sha")
-    assert naming_articles(links.offsets, links.targets, 2) == [0, 1]
-    assert naming_articles(links.offsets, links.targets, 0) == [2]
-    assert naming_articles(links.offsets, links.targets, 1) == []
+def test_two_claims_join_into_one_sentence() -> None:
+    assert joined("Tampa Bay Lightning drafted Kaspars Astasenko in 1999.", "The team won the Stanley Cup in 2004.") == (
+        "Tampa Bay Lightning drafted Kaspars Astasenko in 1999, and the team won the Stanley Cup in 2004.")
+    assert joined("A is B.", "Brazil is large.") == "A is B, and Brazil is large."
 
 
-def test_the_description_takes_the_names_place_with_the_sentence_case_kept() -> None:
-    claim = "Tampa Bay Lightning drafted Kaspars Astasenko in 1999."
-    assert described(claim, "Tampa Bay Lightning", "the team that drafted Vincent Lecavalier.") == (
-        "The team that drafted Vincent Lecavalier drafted Kaspars Astasenko in 1999.")
-    assert described("Kaspars Astasenko was drafted by Tampa Bay Lightning.", "tampa bay lightning",
-                     "The team that drafted Vincent Lecavalier") == (
-        "Kaspars Astasenko was drafted by the team that drafted Vincent Lecavalier.")
-    assert described(claim, "Boston Bruins", "the team of Bobby Orr") is None
+def test_questions_pair_up_only_when_they_share_exactly_one_article() -> None:
+    def q(uid: str, *titles: str) -> dict:
+        return {"uid": uid, "supporting_titles": list(titles)}
 
-
-def test_a_description_must_name_the_third_article_and_not_the_entity() -> None:
-    assert good_description("the team that drafted Vincent Lecavalier", "Tampa Bay Lightning", "Vincent Lecavalier")
-    assert not good_description("the Lightning, Lecavalier's team", "Tampa Bay Lightning", "Vincent Lecavalier")
-    assert not good_description("a hockey team in Florida", "Tampa Bay Lightning", "Vincent Lecavalier")
-    assert not good_description("which team drafted Lecavalier?", "Tampa Bay Lightning", "Vincent Lecavalier")
-    assert not good_description(" ".join(["word"] * 17) + " Lecavalier", "Tampa Bay Lightning", "Vincent Lecavalier")
-
-
-def test_the_sentence_naming_the_entity_is_found_whole() -> None:
-    text = "Vincent Lecavalier is a Canadian player. He was drafted by the Tampa Bay Lightning in 1998. He retired."
-    assert sentence_naming(text, "Tampa Bay Lightning") == "He was drafted by the Tampa Bay Lightning in 1998."
-    assert sentence_naming(text, "Boston Bruins") is None
+    questions = [q("1", "Alpha", "Beta"), q("2", "Beta", "Gamma"), q("3", "Alpha", "Beta"), q("4", "Delta", "Eta"),
+                 q("5", "Eta", "Missing")]
+    in_corpus = {"alpha", "beta", "gamma", "delta", "eta"}
+    pairs = question_pairs(questions, in_corpus, seed=0)
+    for first, second in pairs:
+        titles = {t for x in (first, second) for t in x["supporting_titles"]}
+        assert len(titles) == 3
+    uids = [x["uid"] for pair in pairs for x in pair]
+    assert len(uids) == len(set(uids)) and "5" not in uids and "4" not in uids
+    assert {frozenset(x["uid"] for x in pair) for pair in pairs} <= {frozenset({"1", "2"}), frozenset({"3", "2"})}
+    assert len(pairs) == 1
+    assert question_pairs(questions, in_corpus, seed=0) == pairs
 
 
 def test_every_held_out_probability_comes_from_a_head_without_the_items_group() -> None:
