@@ -47,6 +47,8 @@ RUNS = {
     "1cacd21ac3cbfb2a": "9bc432f",            # the speed sample (19 claims), the verifier read after 21 blocks
     "c5762b122a461772": "9bc432f",            # the same run, the 28-block head (CLAIMHOP_VERIFIER_HEAD)
     "1c8852457f219ae6": "ba4149e",            # the passage verifier reading 3,000 characters (eval-verify, replayed)
+    "e795296128ef7a2a": "19350ec",            # the speed sample (40 claims), reading 3,000 characters
+    "2127dfa055adaf7b": "19350ec",            # the same run, the 2,400-character head (CLAIMHOP_VERIFIER_HEAD)
 }
 
 PEERS = {"hybrid": "hybrid", "bm25": "bm25", "hovermultihop": "langProBe's HoverMultiHop"}
@@ -241,11 +243,11 @@ def rows(root: Path) -> list[Row]:
                    recall / "hotpotqa-200.jsonl", recall / "hotpotqa-200-previous.jsonl", "[recall](docs/recall.md)"),
         verdict_row(root, RESULTS / "verifier" / "dev-169.jsonl",
                     "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-ba4149e)"),
-        speed_row(root, RESULTS / "speed" / "block21" / "new.jsonl",
-                  RESULTS / "speed" / "block21" / "head-chain-order-1-28-blocks.jsonl",
-                  "the verifier read after all 28 blocks (before), same run", "[speed](docs/speed.md#"
-                  "the-verifier-read-after-21-blocks-issue-41-commit-9bc432f)",
-                  "2-core AMD EPYC (AVX2 only), about 3x slower than the Xeon of earlier rows"),
+        speed_row(root, RESULTS / "speed" / "budget3000" / "new.jsonl",
+                  RESULTS / "speed" / "budget3000" / "head-chain-order-1-21-blocks.jsonl",
+                  "the verifier reading 2,400 characters (before), same run", "[speed](docs/speed.md#"
+                  "reading-3000-characters-of-passages-what-it-costs-issue-41-commit-ba4149e)",
+                  "idle 2-core AMD EPYC (AVX2 only), slower than the Xeon of earlier rows"),
     ]
 
 
