@@ -95,14 +95,21 @@ def file_sha256(path: Path) -> str:
 def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path = DEV_RETRIEVED,
                    out: Path = HEAD_FILE, provenance_out: Path = PROVENANCE_FILE, use_dev: bool = True,
                    report_dir: Path | None = None, rule: ReadingRule | None = None,
-                   dev_evidence: tuple[str, ...] = ("gold", "retrieved")) -> dict:
+                   dev_evidence: tuple[str, ...] = ("gold", "retrieved"), chains_path: Path | None = None) -> dict:
     """Features for every item (read once, as `rule` reads), the heads, cross-fitted dev predictions, the weights
-    file. `dev_evidence`: which documents the dev claims are read on for training (gold, retrieved)."""
+    file. `dev_evidence`: which documents the dev claims are read on for training (gold, retrieved); `chains_path`:
+    three-document synthetic claims (claimhop.evaluation.synthetic_chains) trained on beside the others."""
     from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
     started = time.time()
     synthetic = synthetic_items(synthetic_path)
+    chains = synthetic_items(chains_path) if chains_path else []
+    two_document = len(synthetic)
+    counts: dict[str, int] = {}
+    for item in synthetic:
+        counts[item["variant"]] = counts.get(item["variant"], 0) + 1
+    synthetic += chains
     dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
     rule = rule or reading_rule()
     corpus = load_corpus()
@@ -147,9 +154,6 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
         "fold_weights": np.array([h.weights for h in fold_heads]).reshape(len(fold_heads), -1),
         "fold_biases": np.array([h.bias for h in fold_heads]),
     }
-    counts: dict[str, int] = {}
-    for item in synthetic:
-        counts[item["variant"]] = counts.get(item["variant"], 0) + 1
     provenance = {
         "what": "claimhop's passage verifier head (verifier=passages): logistic regressions over the bundled model's "
                 f"hidden state after {rule.blocks} of its blocks at the answer position of the passage prompt, plus its "
@@ -159,10 +163,14 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
         "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256,
         "prompt": rule.version(), "reading": rule.name, "passage_budget_chars": rule.budget, "read_blocks": rule.blocks,
         "training_data": {
-            "synthetic": {"file": str(synthetic_path), "sha256": file_sha256(synthetic_path), "items": len(synthetic),
+            "synthetic": {"file": str(synthetic_path), "sha256": file_sha256(synthetic_path), "items": two_document,
                           "by_variant": counts,
                           "made_from": "HotpotQA questions bundled in claimhop/data/hotpotqa_questions_dev.jsonl.gz "
                                        "and their Wikipedia paragraphs (CC BY-SA 4.0); see claimhop.evaluation.synthetic"},
+            **({"chains": {"file": str(chains_path), "sha256": file_sha256(chains_path), "items": len(chains),
+                           "made_from": "pairs of the same bundled HotpotQA questions sharing one supporting article "
+                                        "(none the synthetic file used); see claimhop.evaluation.synthetic_chains"}}
+               if chains_path else {}),
             "hover_dev": {"claims": len(dev_uids),
                           "evidence": [k if k == "gold" else f"retrieved ({retrieved_from})" for k in dev_evidence] if dev else [],
                           "file": "claimhop/data/claims_dev.jsonl"},

@@ -28,7 +28,8 @@ def claimhop(*args: str) -> subprocess.CompletedProcess:
      (["index", "--pgvector"], "set that environment variable"),
      # before any synthetic claim is made (model time) from the missing --synthetic file
      (["train-verifier", "--synthetic", "/no/such/synthetic.jsonl", "--retrieved-from", "/no/such/eval.jsonl"],
-      "--retrieved-from /no/such/eval.jsonl: no such file")],
+      "--retrieved-from /no/such/eval.jsonl: no such file"),
+     (["train-verifier", "--chains", "/no/such/chains.jsonl"], "--chains /no/such/chains.jsonl: no such file")],
 )
 def test_bad_input_exits_2_with_one_line(args, problem):
     result = claimhop(*args)
