@@ -86,6 +86,24 @@ def evidence_titles(gold: list[str], distractors: list[str], corpus_texts: dict[
     return chosen
 
 
+def hard_distractors(engine, claim: str, gold: list[str]) -> list[str]:
+    """What hybrid search finds for the claim besides its gold titles (the passages a real run would read beside
+    the evidence)."""
+    hits = engine.search(claim, DISTRACTORS + len(gold), mode="hybrid")
+    golden = {normalize_title(t) for t in gold}
+    return [h.title for h in hits if normalize_title(h.title) not in golden]
+
+
+def without(shown: list[str], dropped: str, distractors: list[str]) -> list[str]:
+    """The evidence with one gold title taken away and the next unused distractor in its place."""
+    kept = [t for t in shown if t != dropped]
+    return kept + [d for d in distractors if d not in kept][:1]
+
+
+def jsonl(rows: list[dict]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
 def make_synthetic(count: int, out: Path, seed: int = 0) -> list[dict]:
     """`count` questions' claims and their variants, written to `out` (JSON lines) with provenance; model replies
     come from DSPy's cache on a second run."""
@@ -93,9 +111,9 @@ def make_synthetic(count: int, out: Path, seed: int = 0) -> list[dict]:
 
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import LOCAL, get_lm
-    from claimhop.signatures import ClaimFromQuestion
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.retrieval.factory import search_engine
+    from claimhop.signatures import ClaimFromQuestion
     from claimhop.verification.passages import PASSAGE_BUDGET
 
     corpus = load_corpus()
@@ -114,8 +132,7 @@ def make_synthetic(count: int, out: Path, seed: int = 0) -> list[dict]:
             yes_no = q["answer"].strip().lower() in {"yes", "no"}
             if not claim or "?" in claim or (not yes_no and not states_answer(claim, q["answer"])):
                 continue
-            hits = engine.search(claim, DISTRACTORS + len(gold), mode="hybrid")
-            distractors = [h.title for h in hits if normalize_title(h.title) not in {normalize_title(g) for g in gold}]
+            distractors = hard_distractors(engine, claim, gold)
             bodies = {t: texts[normalize_title(t)][1] for t in [*gold, *distractors]}
             shown = evidence_titles(gold, distractors[:DISTRACTORS], bodies, q["uid"], PASSAGE_BUDGET)
             base = {"question_uid": q["uid"], "group": q["uid"], "question": q["question"], "answer": q["answer"],
@@ -134,10 +151,8 @@ def make_synthetic(count: int, out: Path, seed: int = 0) -> list[dict]:
             if len(gold) > 1 and distractors:
                 holding = [g for g, p in zip(gold, paragraphs) if states_answer(p, q["answer"])]
                 dropped = holding[0] if len(holding) == 1 else seeded(q["uid"], "drop").choice(gold)
-                kept = [t for t in shown if t != dropped]
-                spare = [d for d in distractors if d not in kept]
                 rows.append({**base, "id": f"{q['uid']}-removed", "claim": claim,
-                             "titles": kept + spare[:1], "removed": dropped,
+                             "titles": without(shown, dropped, distractors), "removed": dropped,
                              "label": "NOT_SUPPORTED", "kind": "INSUFFICIENT_INFO", "variant": "removed"})
-    write_text(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    write_text(out, jsonl(rows))
     return rows

@@ -31,10 +31,13 @@ from claimhop.atomic import write_text
 from claimhop.evaluation.synthetic import (
     DISTRACTORS,
     evidence_titles,
+    hard_distractors,
+    jsonl,
     load_questions,
     seeded,
     states_answer,
     swap_value,
+    without,
 )
 from claimhop.retrieval.titles import normalize_title
 
@@ -116,8 +119,7 @@ def make_chains(count: int, out: Path, budget: int, seed: int = 1, exclude: set[
                 continue
             uid = f"{first['uid']}+{second['uid']}"
             claim = joined(*halves)
-            hits = engine.search(claim, DISTRACTORS + len(gold), mode="hybrid")
-            distractors = [h.title for h in hits if normalize_title(h.title) not in {normalize_title(t) for t in gold}]
+            distractors = hard_distractors(engine, claim, gold)
             bodies = {t: texts[normalize_title(t)][1] for t in [*gold, *distractors]}
             shown = evidence_titles(gold, distractors[:DISTRACTORS], bodies, uid, budget)
             base = {"question_uid": uid, "group": uid, "questions": [first["question"], second["question"]],
@@ -136,13 +138,11 @@ def make_chains(count: int, out: Path, budget: int, seed: int = 1, exclude: set[
                     break
             if distractors:
                 dropped = seeded(uid, "drop").choice(gold)
-                kept = [t for t in shown if t != dropped]
-                spare = [d for d in distractors if d not in kept]
-                rows.append({**base, "id": f"{uid}-removed", "claim": claim, "titles": kept + spare[:1],
-                             "removed": dropped, "label": "NOT_SUPPORTED", "kind": "INSUFFICIENT_INFO",
+                rows.append({**base, "id": f"{uid}-removed", "claim": claim,
+                             "titles": without(shown, dropped, distractors), "removed": dropped, "label": "NOT_SUPPORTED", "kind": "INSUFFICIENT_INFO",
                              "variant": "removed"})
             bar.update(1)
-            write_text(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+            write_text(out, jsonl(rows))
     bar.close()
-    write_text(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    write_text(out, jsonl(rows))
     return rows

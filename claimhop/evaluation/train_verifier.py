@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -105,10 +106,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     started = time.time()
     synthetic = synthetic_items(synthetic_path)
     chains = synthetic_items(chains_path) if chains_path else []
+    counts = dict(Counter(item["variant"] for item in synthetic))  # of the two-document claims
     two_document = len(synthetic)
-    counts: dict[str, int] = {}
-    for item in synthetic:
-        counts[item["variant"]] = counts.get(item["variant"], 0) + 1
     synthetic += chains
     dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
     rule = rule or reading_rule()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.chain_sources import SHIPPED, choose, held_out
+from claimhop.evaluation.synthetic import without
 from claimhop.evaluation.synthetic_chains import joined, question_pairs
 from claimhop.evaluation.train_verifier import fold_of
 
@@ -58,3 +59,8 @@ def test_the_shipped_source_stays_unless_another_wins_by_the_rule() -> None:
     rows["synthetic + chains"] = row(64, 0.71, 69.5)
     rows["synthetic + chains + dev"] = row(66, 0.72, 68.5)
     assert choose(rows) == "synthetic + chains"
+
+
+def test_a_removed_gold_title_gives_its_place_to_the_next_unused_distractor() -> None:
+    assert without(["B", "A", "X"], "A", ["X", "Y", "Z"]) == ["B", "X", "Y"]
+    assert without(["B", "A"], "A", []) == ["B"]
