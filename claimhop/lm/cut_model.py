@@ -46,9 +46,10 @@ def tensor_digest(reader, blocks: int | None = None) -> str:
     return digest.hexdigest()
 
 
-def write_cut(reader, target: Path, blocks: int) -> None:
+def write_cut(reader, target: Path, blocks: int, requantize: dict[int, int] | None = None) -> None:
     """Write the GGUF `reader` reads with its first `blocks` transformer blocks only (atomically: a crash leaves no
-    file)."""
+    file). `requantize` ({GGML type: GGML type}, e.g. Q4_K -> Q4_0) re-quantises the blocks' weights of those types
+    with gguf-py's reference quantisers: a file whose kernels llama.cpp may run faster (benchmarks.quant_files)."""
     import gguf
 
     arch = reader.fields["general.architecture"].contents()
@@ -65,15 +66,30 @@ def write_cut(reader, target: Path, blocks: int) -> None:
             sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
             value = blocks if field.name == f"{arch}.block_count" else field.contents()
             writer.add_key_value(field.name, value, kind, sub_type=sub)
-        for tensor in kept:
-            writer.add_tensor_info(tensor.name, tensor.data.shape, tensor.data.dtype, tensor.data.nbytes,
-                                   tensor.tensor_type)
+        written = [converted(tensor, requantize or {}) for tensor in kept]
+        for tensor, (data, kind) in zip(kept, written):
+            writer.add_tensor_info(tensor.name, data.shape, data.dtype, data.nbytes, kind)
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
         writer.write_ti_data_to_file()
-        for tensor in kept:
-            writer.write_tensor_data(tensor.data)
+        for data, _ in written:
+            writer.write_tensor_data(data)
         writer.close()
+
+
+def converted(tensor, requantize: dict[int, int]):
+    """(bytes, GGML type) of a block weight as `requantize` maps its type, else the tensor as it is; the embeddings
+    and output layer are never re-quantised (llama.cpp's own Q4_0 files keep them finer too)."""
+    import gguf
+    from gguf.quants import dequantize, quantize
+
+    source = gguf.GGMLQuantizationType(int(tensor.tensor_type))
+    target = requantize.get(source)
+    if target is None or block_of(tensor.name) is None:
+        return tensor.data, tensor.tensor_type
+    weights = dequantize(tensor.data, source).reshape([int(n) for n in reversed(tensor.shape)])
+    target = gguf.GGMLQuantizationType(int(target))
+    return quantize(weights.astype("float32"), target), target
 
 
 def cut_path(blocks: int, model: ShippedGGUF = QWEN_CODER_1_5B) -> Path:
