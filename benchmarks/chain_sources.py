@@ -27,16 +27,14 @@ from claimhop.atomic import write_text
 from claimhop.evaluation.report import macro_f1, mcnemar_exact
 from claimhop.evaluation.synthetic_chains import CHAIN_CLAIMS
 from claimhop.evaluation.train_verifier import (
-    FOLDS,
     SYNTHETIC_CLAIMS,
     answer_rows,
     fit_logistic,
-    fold_of,
     head_inputs,
 )
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
 from claimhop.evaluation.verifier_features import load_features
-from claimhop.evaluation.verifier_report import auc
+from claimhop.evaluation.verifier_report import auc, held_out
 from claimhop.verification.passages import (
     READ_BLOCKS,
     READ_BUDGET,
@@ -51,21 +49,6 @@ CANDIDATES = {SHIPPED: ("synthetic", "dev-gold", "dev-retrieved"),
               "synthetic + chains": ("synthetic", "chains"),
               "synthetic + chains + dev": ("synthetic", "chains", "dev-gold", "dev-retrieved")}
 MIN_GAIN, MAX_LOSS = 2.0, 1.0  # macro-F1 points on the three-document / two-document synthetic claims
-
-
-def held_out(x: np.ndarray, y: np.ndarray, groups: list[str], train: np.ndarray, target: np.ndarray,
-             c: float) -> np.ndarray:
-    """P(supported) of the `target` items, each from a head trained on `train` without any item of the target's
-    groups in that fold (a dev claim's gold and retrieved items share its group)."""
-    p = np.full(len(y), np.nan)
-    group = np.array(groups)
-    fold = np.array([fold_of(g) for g in groups])
-    for k in range(FOLDS) if (train & target).any() else [None]:
-        out = target & (fold == k) if k is not None else target
-        keep = train & ~np.isin(group, group[out])
-        head, _ = fit_logistic(x[keep], y[keep], [g for g, m in zip(groups, keep) if m], c=c, balanced=True)
-        p[out] = 1 / (1 + np.exp(-(x[out] @ head.weights + head.bias)))
-    return p
 
 
 def scored(items: list[dict], p: np.ndarray) -> dict:

@@ -40,17 +40,20 @@ def prompt_text() -> str:
     return " ".join(text.split()[:560])
 
 
+def chat_body() -> dict:
+    """The timed chat call: the corpus prompt with llama.cpp's prompt cache off, GENERATED tokens whatever they say."""
+    return {"messages": [{"role": "system", "content": "Summarise the passages in one sentence."},
+                         {"role": "user", "content": prompt_text()}],
+            "max_tokens": GENERATED, "temperature": 0.0, "cache_prompt": False, "ignore_eos": True}
+
+
 def measure(options: dict[str, int]) -> dict:
     """Run inside a fresh process: load the engine with `options`, time the prompt and generation."""
     from claimhop.lm.local_engine import EngineOptions, LlamaCppEngine
     from claimhop.lm.weights import QWEN_CODER_1_5B, gguf_path
 
     engine = LlamaCppEngine(gguf_path(QWEN_CODER_1_5B), EngineOptions(**options))
-    body = {
-        "messages": [{"role": "system", "content": "Summarise the passages in one sentence."},
-                     {"role": "user", "content": prompt_text()}],
-        "max_tokens": GENERATED, "temperature": 0.0, "cache_prompt": False, "ignore_eos": True,
-    }
+    body = chat_body()
     runs = []
     for _ in range(REPEATS):
         timings = engine.chat(body)["timings"]

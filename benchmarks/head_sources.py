@@ -24,7 +24,7 @@ from claimhop.evaluation.report import macro_f1, mcnemar_exact
 from claimhop.evaluation.train_verifier import SYNTHETIC_CLAIMS, answer_rows, fit_logistic, head_inputs
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
 from claimhop.evaluation.verifier_features import documents_for, features_dir, load_features, state_path
-from claimhop.evaluation.verifier_report import auc, cross_fitted
+from claimhop.evaluation.verifier_report import auc, held_out
 from claimhop.verification.passages import MODEL_BLOCKS, ReadingRule, reading_rule
 
 SOURCES = ("synthetic + dev", "dev only", "synthetic only")
@@ -80,11 +80,7 @@ def predictions(rule: ReadingRule, synthetic: list[dict], dev: dict[str, list[di
         mask = {"synthetic + dev": np.ones(len(items), bool), "dev only": ~is_synthetic,
                 "synthetic only": is_synthetic}[source]
         _, c = fit_logistic(x[mask], y[mask], [g for g, m in zip(groups, mask) if m], balanced=True)
-        if source == "synthetic only":
-            head, _ = fit_logistic(x[mask], y[mask], [g for g, m in zip(groups, mask) if m], c=c, balanced=True)
-            p = 1 / (1 + np.exp(-(x @ head.weights + head.bias)))
-        else:
-            p = cross_fitted(x, y, groups, items, mask, c)
+        p = held_out(x, y, groups, mask, ~is_synthetic, c)
         p_dev, starts = p[~is_synthetic], np.cumsum([0, *(len(dev[kind]) for kind in kinds)])
         out[source] = {kind: p_dev[starts[k]:starts[k + 1]] for k, kind in enumerate(kinds)}
     return out, kinds, len(synthetic)

@@ -5,7 +5,7 @@ repacks Q4_0 for AVX2 at load) or Q4_0 with Q8_0 where Q4_K_M has Q6_K (claimhop
     python -m benchmarks.quant_files --out docs/results/speed/quant-files            # speed (~15 min)
     python -m benchmarks.quant_files --transfer 48 --out docs/results/speed/quant-files  # and states (~25 min more)
 
-Speed, each file in a fresh process, medians: the verify pass (the 21-block cut read over the real
+Speed, in one fresh process holding every file, the files taking turns on each prompt, medians: the verify pass (the 21-block cut read over the real
 prompts of the first 8 three-document synthetic claims, each twice, llama.cpp's embeddings mode as the verifier reads) and a
 chat call on the whole model (~870 prompt tokens of corpus text, prompt cache off, 48 generated tokens; three times).
 Transfer: the first N three-document synthetic claims (no head was trained on them) read by a re-quantised cut; the
@@ -28,6 +28,7 @@ import numpy as np
 
 from claimhop.atomic import write_text
 from claimhop.cache_root import cache_root
+from claimhop.verification.passages import MODEL_BLOCKS
 
 SCHEMES = {"q4_0": {"Q4_K": "Q4_0", "Q6_K": "Q4_0"}, "q4_0+q8_0": {"Q4_K": "Q4_0", "Q6_K": "Q8_0"}}
 SHIPPED = "q4_k_m"
@@ -43,10 +44,9 @@ def model_file(scheme: str, blocks: int) -> Path:
 
     from claimhop.lm.cut_model import cut_path, write_cut
     from claimhop.lm.weights import gguf_path
-    from claimhop.verification.passages import MODEL_BLOCKS as MODEL_BLOCKS_FULL
 
     if scheme == SHIPPED:
-        return gguf_path() if blocks == MODEL_BLOCKS_FULL else cut_path(blocks)
+        return gguf_path() if blocks == MODEL_BLOCKS else cut_path(blocks)
     target = cache_root() / "quant-files" / f"{scheme}-first{blocks}.gguf"
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -87,43 +87,57 @@ def server(path: Path):
     return xllamacpp.Server(server_params(path, EngineOptions.from_env()))
 
 
-def states(path: Path, prompts: list[list[dict]], progress: str = "") -> tuple[np.ndarray, list[float], list[int]]:
-    """Hidden states, seconds and prompt tokens of one verify pass per prompt on the file at `path`."""
+def states(path: Path, prompts: list[list[dict]], progress: str = "") -> np.ndarray:
+    """The hidden state of one verify pass per prompt on the file at `path`, as the verifier reads it."""
     from claimhop.lm.local_engine import chatml
 
-    reader, rows, seconds, tokens = server(path), [], [], []
-    reader.handle_embeddings({"input": ["warm up"], "embd_normalize": -1})
+    reader, rows = server(path), []
     for i, messages in enumerate(prompts, 1):
-        started = time.perf_counter()
         result = reader.handle_embeddings({"input": [chatml(messages)], "embd_normalize": -1})
-        seconds.append(time.perf_counter() - started)
-        tokens.append(int(result["usage"]["prompt_tokens"]))
         rows.append(np.asarray(result["data"][0]["embedding"], dtype=np.float32))
         if progress:
             print(f"\r{progress} {i}/{len(prompts)}", end="", file=sys.stderr, flush=True)
     if progress:
         print(file=sys.stderr)
-    return np.stack(rows), seconds, tokens
+    return np.stack(rows)
 
 
-def measure(scheme: str) -> dict:
-    """In a fresh process: the verify pass on the cut and a chat call on the whole model, in `scheme`."""
-    from benchmarks.engine import GENERATED, prompt_text
-    from claimhop.verification.passages import MODEL_BLOCKS as MODEL_BLOCKS_FULL
+def measure(schemes: list[str]) -> list[dict]:
+    """In one fresh process with every file loaded: the verify pass on each cut and a chat call on each whole model,
+    the schemes taking turns on each prompt (the order rotating), so a slower minute of the machine falls on all of
+    them alike; each scheme's seconds are also divided by the bundled file's on the same prompt and round."""
+    from benchmarks.engine import chat_body
+    from claimhop.lm.local_engine import chatml
 
-    prompts = [messages for _, messages in chain_prompts(PROMPTS)]
-    _, seconds, tokens = states(model_file(scheme, CUT), prompts * PASSES)
-    chat = server(model_file(scheme, MODEL_BLOCKS_FULL))
-    body = {"messages": [{"role": "system", "content": "Summarise the passages in one sentence."},
-                         {"role": "user", "content": prompt_text()}],
-            "max_tokens": GENERATED, "temperature": 0.0, "cache_prompt": False, "ignore_eos": True}
-    runs = [chat.handle_chat_completions(body)["timings"] for _ in range(REPEATS)]
-    return {"scheme": scheme, "verify_s": round(statistics.median(seconds), 2),
-            "verify_tokens": int(statistics.median(tokens)),
-            "prompt_tok_s": round(statistics.median(t["prompt_per_second"] for t in runs), 1),
-            "gen_tok_s": round(statistics.median(t["predicted_per_second"] for t in runs), 1),
-            "cut_mb": round(model_file(scheme, CUT).stat().st_size / 1e6),
-            "full_mb": round(model_file(scheme, MODEL_BLOCKS_FULL).stat().st_size / 1e6)}
+    prompts = [chatml(messages) for _, messages in chain_prompts(PROMPTS)]
+    readers = {scheme: server(model_file(scheme, CUT)) for scheme in schemes}
+    for reader in readers.values():
+        reader.handle_embeddings({"input": ["warm up"], "embd_normalize": -1})
+    seconds: dict[str, list[float]] = {scheme: [] for scheme in schemes}
+    tokens: dict[str, int] = {}
+    for turn, prompt in enumerate(prompts * PASSES):
+        for scheme in schemes[turn % len(schemes):] + schemes[:turn % len(schemes)]:
+            started = time.perf_counter()
+            result = readers[scheme].handle_embeddings({"input": [prompt], "embd_normalize": -1})
+            seconds[scheme].append(time.perf_counter() - started)
+            tokens[scheme] = int(result["usage"]["prompt_tokens"])
+        print(f"\r[speed] verify {turn + 1}/{len(prompts) * PASSES}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    del readers
+    chats = {scheme: server(model_file(scheme, MODEL_BLOCKS)) for scheme in schemes}
+    body = chat_body()
+    timings: dict[str, list[dict]] = {scheme: [] for scheme in schemes}
+    for turn in range(REPEATS):
+        for scheme in schemes[turn % len(schemes):] + schemes[:turn % len(schemes)]:
+            timings[scheme].append(chats[scheme].handle_chat_completions(body)["timings"])
+    base = schemes[0]
+    return [{"scheme": scheme, "verify_s": round(statistics.median(seconds[scheme]), 2),
+             "verify_ratio": round(statistics.median(a / b for a, b in zip(seconds[scheme], seconds[base])), 3),
+             "verify_tokens": tokens[scheme],
+             "prompt_tok_s": round(statistics.median(t["prompt_per_second"] for t in timings[scheme]), 1),
+             "gen_tok_s": round(statistics.median(t["predicted_per_second"] for t in timings[scheme]), 1),
+             "cut_mb": round(model_file(scheme, CUT).stat().st_size / 1e6),
+             "full_mb": round(model_file(scheme, MODEL_BLOCKS).stat().st_size / 1e6)} for scheme in schemes]
 
 
 def transfer(scheme: str, limit: int) -> dict:
@@ -143,7 +157,7 @@ def transfer(scheme: str, limit: int) -> dict:
     if cache.is_file():
         other = np.load(cache)
     else:
-        other, _, _ = states(model_file(scheme, CUT), [m for _, m in pairs], progress=f"{scheme} states")
+        other = states(model_file(scheme, CUT), [m for _, m in pairs], progress=f"{scheme} states")
         np.save(cache, other)
     y = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
     p = {name: np.array([head.probabilities(s)["supported"] for s in rows]) for name, rows in
@@ -166,23 +180,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="path stem: writes <stem>.json and <stem>.md")
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(measure(args.one)))
+        print(json.dumps(measure(args.one.split(","))))
         return 0
-    speed = []
-    for scheme in [SHIPPED, *SCHEMES]:
-        model_file(scheme, CUT)  # made here, not inside the timed process
-        print(f"[speed] {scheme}", file=sys.stderr, flush=True)
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.quant_files", "--one", scheme], capture_output=True,
-                              text=True, env={**os.environ}, check=False)
-        if proc.returncode != 0:
-            print(f"  failed: {proc.stderr.strip().splitlines()[-3:]}", file=sys.stderr)
-            continue
-        speed.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    schemes = [SHIPPED, *SCHEMES]
+    for scheme in schemes:  # made here, not inside the timed process
+        model_file(scheme, CUT)
+        model_file(scheme, MODEL_BLOCKS)
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.quant_files", "--one", ",".join(schemes)], text=True,
+                          stdout=subprocess.PIPE, env={**os.environ}, check=False)
+    if proc.returncode != 0:
+        raise SystemExit("the timed process failed (its messages are above)")
+    speed = json.loads(proc.stdout.strip().splitlines()[-1])
     base = next((r for r in speed if r["scheme"] == SHIPPED), None)
-    lines = [("| file | verify pass s (cut to 21 blocks, median) | x | prompt tok/s (whole model) | x "
+    lines = [("| file | verify pass s (cut to 21 blocks, median) | x (paired median) | prompt tok/s (whole model) | x "
               "| generated tok/s | x | cut MB | whole MB |"), "|---|---|---|---|---|---|---|---|---|"]
     for r in speed:
-        lines.append(f"| {r['scheme']} | {r['verify_s']} | {r['verify_s'] / base['verify_s']:.2f} | "
+        lines.append(f"| {r['scheme']} | {r['verify_s']} | {r['verify_ratio']:.2f} | "
                      f"{r['prompt_tok_s']} | {r['prompt_tok_s'] / base['prompt_tok_s']:.2f} | {r['gen_tok_s']} | "
                      f"{r['gen_tok_s'] / base['gen_tok_s']:.2f} | {r['cut_mb']} | {r['full_mb']} |")
     moved = [transfer(scheme, args.transfer) for scheme in SCHEMES] if args.transfer else []

@@ -76,3 +76,27 @@ def test_a_cut_that_does_not_match_its_source_is_refused(tmp_path, monkeypatch):
         cut_model.cut_path(2, model)
     assert not (tmp_path / "m-first2.gguf").exists()
 
+
+
+def test_requantised_copy_changes_block_weights_only_and_keeps_their_values(tmp_path):
+    source, target = tmp_path / "m.gguf", tmp_path / "m-q4_0.gguf"
+    writer = gguf.GGUFWriter(str(source), arch="qwen2")
+    writer.add_block_count(2)
+    weights = np.random.default_rng(0).normal(size=(4, 64)).astype(np.float32)
+    writer.add_tensor("token_embd.weight", weights)
+    for i in range(2):
+        writer.add_tensor(f"blk.{i}.ffn_up.weight", weights * (i + 1))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    kind = gguf.GGMLQuantizationType
+    cut_model.write_cut(gguf.GGUFReader(str(source)), target, 2, {kind.F32: kind.Q4_0})
+    copy = {t.name: t for t in gguf.GGUFReader(str(target)).tensors}
+    assert copy["token_embd.weight"].tensor_type == kind.F32  # the embeddings are never re-quantised
+    for i in range(2):
+        tensor = copy[f"blk.{i}.ffn_up.weight"]
+        assert tensor.tensor_type == kind.Q4_0
+        back = gguf.quants.dequantize(tensor.data, kind.Q4_0).reshape(4, 64)
+        assert np.abs(back - weights * (i + 1)).max() < 0.25 * (i + 1) * np.abs(weights).max()
+        assert np.corrcoef(back.ravel(), weights.ravel())[0, 1] > 0.98

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.chain_sources import SHIPPED, choose, held_out
+from benchmarks.chain_sources import SHIPPED, choose
 from claimhop.evaluation.synthetic import without
 from claimhop.evaluation.synthetic_chains import joined, question_pairs
 from claimhop.evaluation.train_verifier import fold_of
+from claimhop.evaluation.verifier_report import held_out
 
 
 def test_two_claims_join_into_one_sentence() -> None:
