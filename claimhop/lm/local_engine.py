@@ -125,8 +125,9 @@ def chatml(messages: list[dict]) -> str:
 @dataclass(frozen=True)
 class StateReader:
     """A llama.cpp instance that reads hidden states (embeddings with last-token pooling), over the model or a copy
-    cut to its first `blocks` blocks. Its own slot keeps the fixed prefix of the verifier's prompt cached, and the chat
-    instance's slot keeps the plan's: one pass no longer evicts the other's prefix (measured in docs/speed.md). The
+    cut to its first `blocks` blocks. Its passes leave the chat instance's slot alone, so the plan's prefix stays
+    cached (measured in docs/speed.md); llama.cpp's embeddings mode itself reuses no cached prefix (every pass reads
+    its whole prompt: the same prompt twice took 16.6 and 16.4 s). The
     weights are memory-mapped, so the full model's pages are shared with the chat instance."""
 
     server: Any
