@@ -144,7 +144,11 @@ def transfer(scheme: str, limit: int) -> dict:
     """The shipped head on the first `limit` three-document claims' states read from `scheme`'s cut, against the
     Q4_K_M states the feature cache holds."""
     from claimhop.evaluation.report import macro_f1
-    from claimhop.evaluation.verifier_features import features_dir, load_features
+    from claimhop.evaluation.verifier_features import (
+        features_dir,
+        load_features,
+        save_atomic,
+    )
     from claimhop.evaluation.verifier_report import auc
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.verification.head import load_head
@@ -158,7 +162,7 @@ def transfer(scheme: str, limit: int) -> dict:
         other = np.load(cache)
     else:
         other = states(model_file(scheme, CUT), [m for _, m in pairs], progress=f"{scheme} states")
-        np.save(cache, other)
+        save_atomic(cache, other)
     y = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
     p = {name: np.array([head.probabilities(s)["supported"] for s in rows]) for name, rows in
          (("shipped", shipped), (scheme, other))}
