@@ -56,8 +56,9 @@ def model_file(scheme: str, blocks: int) -> Path:
     return target
 
 
-def chain_prompts(limit: int) -> list[tuple[dict, list[dict]]]:
-    """(item, chat messages) of the first `limit` three-document synthetic claims, read as the shipped head reads."""
+def chain_prompts(limit: int, rule=None) -> list[tuple[dict, list[dict]]]:
+    """(item, chat messages) of the first `limit` three-document synthetic claims, read as `rule` reads (default:
+    the shipped reading)."""
     from claimhop.evaluation.synthetic_chains import CHAIN_CLAIMS
     from claimhop.evaluation.verifier_data import synthetic_items
     from claimhop.evaluation.verifier_features import documents_for
@@ -71,7 +72,7 @@ def chain_prompts(limit: int) -> list[tuple[dict, list[dict]]]:
         reading_rule,
     )
 
-    corpus, rule = load_corpus(), reading_rule(READING, READ_BLOCKS, READ_BUDGET)
+    corpus, rule = load_corpus(), rule or reading_rule(READING, READ_BLOCKS, READ_BUDGET)
     out = []
     for item in synthetic_items(CHAIN_CLAIMS)[:limit]:
         documents = documents_for(corpus, item["titles"])
@@ -102,6 +103,12 @@ def states(path: Path, prompts: list[list[dict]], progress: str = "") -> np.ndar
     return np.stack(rows)
 
 
+def rotated(schemes: list[str], turn: int) -> list[str]:
+    """The schemes starting at the turn's one, so no file always goes first."""
+    start = turn % len(schemes)
+    return schemes[start:] + schemes[:start]
+
+
 def measure(schemes: list[str]) -> list[dict]:
     """In one fresh process with every file loaded: the verify pass on each cut and a chat call on each whole model,
     the schemes taking turns on each prompt (the order rotating), so a slower minute of the machine falls on all of
@@ -116,7 +123,7 @@ def measure(schemes: list[str]) -> list[dict]:
     seconds: dict[str, list[float]] = {scheme: [] for scheme in schemes}
     tokens: dict[str, int] = {}
     for turn, prompt in enumerate(prompts * PASSES):
-        for scheme in schemes[turn % len(schemes):] + schemes[:turn % len(schemes)]:
+        for scheme in rotated(schemes, turn):
             started = time.perf_counter()
             result = readers[scheme].handle_embeddings({"input": [prompt], "embd_normalize": -1})
             seconds[scheme].append(time.perf_counter() - started)
@@ -128,7 +135,7 @@ def measure(schemes: list[str]) -> list[dict]:
     body = chat_body()
     timings: dict[str, list[dict]] = {scheme: [] for scheme in schemes}
     for turn in range(REPEATS):
-        for scheme in schemes[turn % len(schemes):] + schemes[:turn % len(schemes)]:
+        for scheme in rotated(schemes, turn):
             timings[scheme].append(chats[scheme].handle_chat_completions(body)["timings"])
     base = schemes[0]
     return [{"scheme": scheme, "verify_s": round(statistics.median(seconds[scheme]), 2),
@@ -153,9 +160,9 @@ def transfer(scheme: str, limit: int) -> dict:
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.verification.head import load_head
 
-    pairs = chain_prompts(limit)
-    items = [item for item, _ in pairs]
     head = load_head()
+    pairs = chain_prompts(limit, head.reading)  # the prompts its cached states were read from
+    items = [item for item, _ in pairs]
     shipped = load_features(items, load_corpus(), features_dir(head.reading), rule=head.reading)
     cache = cache_root() / "quant-files" / f"{scheme}-chain-states-{limit}.npy"
     if cache.is_file():
