@@ -62,6 +62,42 @@ def scored(items: list[dict], p: np.ndarray) -> dict:
     return row
 
 
+def labelled_sets(synthetic: Path = SYNTHETIC_CLAIMS, chains: Path = CHAIN_CLAIMS,
+                  retrieved_from: Path = DEV_RETRIEVED) -> dict[str, list[dict]]:
+    """The labelled sets a head is trained and measured on, by name: the two- and three-document synthetic claims on
+    their own evidence, and the dev claims on gold and on retrieved documents."""
+    return {"synthetic": synthetic_items(synthetic),
+            "chains": [{**item, "source": "chains"} for item in synthetic_items(chains)],
+            "dev-gold": dev_items("gold", retrieved_from), "dev-retrieved": dev_items("retrieved", retrieved_from)}
+
+
+def set_inputs(sets: dict[str, list[dict]], corpus, rule) -> tuple[list[dict], np.ndarray, np.ndarray, np.ndarray]:
+    """(items, the set each comes from, the head's inputs from the cached states, 1 where SUPPORTED)."""
+    from claimhop.lm.weights import gguf_path
+
+    items = [item for part in sets.values() for item in part]
+    where = np.array([name for name, part in sets.items() for _ in part])
+    x, _, _ = head_inputs(load_features(items, corpus, rule=rule), answer_rows(gguf_path()))
+    return items, where, x, np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
+
+
+def source_rows(x: np.ndarray, y: np.ndarray, items: list[dict], where: np.ndarray, parts: list[str],
+                candidates: dict[str, tuple[str, ...]]) -> dict[str, dict]:
+    """For each candidate training source (the sets it trains on), its C (grouped inner cross-validation on its own
+    items) and its scores on every set, each item from a head that never saw the item's group."""
+    groups = [item["group"] for item in items]
+    rows: dict[str, dict] = {}
+    for name, sources in candidates.items():
+        train = np.isin(where, sources)
+        _, c = fit_logistic(x[train], y[train], [g for g, m in zip(groups, train) if m], balanced=True)
+        rows[name] = {"C": c}
+        for part in parts:
+            mask = where == part
+            p = held_out(x, y, groups, train, mask, c)
+            rows[name][part] = scored([i for i, m in zip(items, mask) if m], p[mask])
+    return rows
+
+
 def choose(rows: dict[str, dict]) -> str:
     """The rule above, on the synthetic rows only."""
     base = rows[SHIPPED]
@@ -83,7 +119,6 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/results/verifier/chain-sources"),
                         help="path stem: writes <stem>.md and <stem>.jsonl")
     args = parser.parse_args()
-    from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
     corpus = load_corpus()
@@ -95,23 +130,10 @@ def main() -> None:
         if not args.chains.is_file():
             make_chains(args.make, args.chains, rule.budget, exclude=used_questions(args.synthetic))
         extract_features(synthetic_items(args.chains), corpus, desc="three-document claims", rule=rule)
-    chains = [{**item, "source": "chains"} for item in synthetic_items(args.chains)]
-    sets = {"synthetic": synthetic_items(args.synthetic), "chains": chains,
-            "dev-gold": dev_items("gold", args.retrieved_from), "dev-retrieved": dev_items("retrieved", args.retrieved_from)}
-    items = [item for part in sets.values() for item in part]
-    where = np.array([name for name, part in sets.items() for _ in part])
-    x, _, _ = head_inputs(load_features(items, corpus, rule=rule), answer_rows(gguf_path()))
-    y = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
-    groups = [item["group"] for item in items]
-    rows: dict[str, dict] = {}
-    for name, sources in CANDIDATES.items():
-        train = np.isin(where, sources)
-        _, c = fit_logistic(x[train], y[train], [g for g, m in zip(groups, train) if m], balanced=True)
-        rows[name] = {"C": c}
-        for part in sets:
-            mask = where == part
-            p = held_out(x, y, groups, train, mask, c)
-            rows[name][part] = scored([i for i, m in zip(items, mask) if m], p[mask])
+    sets = labelled_sets(args.synthetic, args.chains, args.retrieved_from)
+    chains = sets["chains"]
+    items, where, x, y = set_inputs(sets, corpus, rule)
+    rows = source_rows(x, y, items, where, list(sets), CANDIDATES)
     chosen = choose(rows)
     about = (f"`python -m benchmarks.chain_sources` ({len(sets['chains'])} three-document items from "
              f"{len({i['group'] for i in chains})} questions, {len(sets['synthetic'])} two-document items; every "
@@ -128,23 +150,34 @@ def main() -> None:
               "## Reported after the choice: 169 dev claims, cross-fitted", "",
               "| head trained on | documents | macro-F1 | 2-hop | 3-hop | 4-hop | AUC | gained / lost vs shipped (McNemar) |",
               "|---|---|---|---|---|---|---|---|"]
+    lines += dev_lines(rows, SHIPPED)
+    text = "\n".join(lines) + "\n"
+    write_text(args.out.with_suffix(".md"), text)
+    write_rows(rows, chosen, args.out.with_suffix(".jsonl"))
+    plot(rows, args.out.with_suffix(".png"))
+    print(text)
+
+
+def dev_lines(rows: dict[str, dict], shipped: str) -> list[str]:
+    """Table rows for the dev claims (retrieved, then gold documents), each source paired with the shipped one."""
+    lines = []
     for kind in ("dev-retrieved", "dev-gold"):
-        base = rows[SHIPPED][kind]["right"]
+        base = rows[shipped][kind]["right"]
         for name, row in rows.items():
             r = row[kind]
             gained = sum(v and not base[k] for k, v in r["right"].items())
             lost = sum(base[k] and not v for k, v in r["right"].items())
             hops = " | ".join(f"{r[f'{h}-hop']:.1f}" for h in (2, 3, 4))
-            versus = "baseline" if name == SHIPPED else f"{gained} / {lost}, p = {mcnemar_exact(lost, gained):.2f}"
+            versus = "baseline" if name == shipped else f"{gained} / {lost}, p = {mcnemar_exact(lost, gained):.2f}"
             lines.append(f"| {name} | {kind[4:]} | {r['macro_f1']:.1f} | {hops} | {r['auc']:.3f} | {versus} |")
-    text = "\n".join(lines) + "\n"
-    write_text(args.out.with_suffix(".md"), text)
-    write_text(args.out.with_suffix(".jsonl"), "".join(
+    return lines
+
+
+def write_rows(rows: dict[str, dict], chosen: str, path: Path) -> None:
+    write_text(path, "".join(
         json.dumps({"source": name, "C": row["C"], "chosen": name == chosen,
                     **{part: {k: v for k, v in r.items() if k != "right"} for part, r in row.items() if part != "C"}})
         + "\n" for name, row in rows.items()))
-    plot(rows, args.out.with_suffix(".png"))
-    print(text)
 
 
 def plot(rows: dict[str, dict], path: Path) -> None:

@@ -37,20 +37,18 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.chain_sources import scored
+from benchmarks.chain_sources import labelled_sets, scored, set_inputs
 from claimhop.atomic import write_text
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.synthetic_chains import CHAIN_CLAIMS
 from claimhop.evaluation.train_verifier import (
     FOLDS,
     SYNTHETIC_CLAIMS,
-    answer_rows,
     fit_logistic,
     fold_of,
-    head_inputs,
 )
-from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
-from claimhop.evaluation.verifier_features import documents_for, load_features
+from claimhop.evaluation.verifier_data import DEV_RETRIEVED
+from claimhop.evaluation.verifier_features import documents_for
 from claimhop.verification.passages import (
     READ_BLOCKS,
     READ_BUDGET,
@@ -113,23 +111,6 @@ def logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
-def state_logits(x: np.ndarray, y: np.ndarray, groups: list[str], train: np.ndarray, target: np.ndarray,
-                 c: float) -> np.ndarray:
-    """The state head's log-odds for `target` items, each from a head trained on `train` items of other groups'
-    folds (NaN elsewhere)."""
-    out = np.full(len(y), np.nan)
-    fold = np.array([fold_of(g, FOLDS) for g in groups])
-    group = np.array(groups)
-    for k in range(FOLDS):
-        test = target & (fold == k)
-        if not test.any():
-            continue
-        keep = train & ~np.isin(group, group[test])
-        head, _ = fit_logistic(x[keep], y[keep], list(group[keep]), c=c, balanced=True)
-        out[test] = x[test] @ head.weights + head.bias
-    return out
-
-
 def stacked(x: np.ndarray, g: np.ndarray, y: np.ndarray, groups: list[str], train: np.ndarray, target: np.ndarray,
             c: float) -> tuple[np.ndarray, np.ndarray]:
     """(state head alone, state head + grounding) P(supported) for `target` items, each from heads that never saw
@@ -170,21 +151,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/results/verifier/grounding"),
                         help="path stem: writes <stem>.md and <stem>.jsonl")
     args = parser.parse_args()
-    from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
     corpus = load_corpus()
     rule = reading_rule(READING, READ_BLOCKS, READ_BUDGET)  # as the shipped head reads
-    sets = {"synthetic": synthetic_items(args.synthetic),
-            "chains": [{**item, "source": "chains"} for item in synthetic_items(args.chains)],
-            "dev-gold": dev_items("gold", args.retrieved_from), "dev-retrieved": dev_items("retrieved", args.retrieved_from)}
-    items = [item for part in sets.values() for item in part]
-    where = np.array([name for name, part in sets.items() for _ in part])
-    x, _, _ = head_inputs(load_features(items, corpus, rule=rule), answer_rows(gguf_path()))
+    sets = labelled_sets(args.synthetic, args.chains, args.retrieved_from)
+    items, where, x, y = set_inputs(sets, corpus, rule)
     idf, stop = inverse_document_frequency(list(corpus.texts)), stop_words()
     g = np.stack([grounding(item["claim"], passages_read(documents_for(corpus, item["titles"]), item["claim"], rule),
                             idf, stop) for item in items])
-    y = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
     groups = [item["group"] for item in items]
     train = np.isin(where, ("synthetic", "dev-gold", "dev-retrieved"))  # the shipped source
     _, c = fit_logistic(x[train], y[train], [gr for gr, m in zip(groups, train) if m], balanced=True)

@@ -43,11 +43,11 @@ def held_out(x: np.ndarray, y: np.ndarray, groups: list[str], train: np.ndarray,
              c: float | None) -> np.ndarray:
     """P(supported) of the `target` items (NaN elsewhere), each from a head trained on the `train` items without any
     item of its fold's groups (a dev claim's gold and retrieved items share its group, so neither teaches the other);
-    a target the training set never holds is scored whole by one head."""
+    a target that shares no group with the training set is scored whole by one head."""
     p = np.full(len(y), np.nan)
     group = np.array(groups)
     fold = np.array([fold_of(g) for g in groups])
-    for k in range(FOLDS) if (train & target).any() else [None]:
+    for k in range(FOLDS) if np.isin(group[train], group[target]).any() else [None]:
         out = target & (fold == k) if k is not None else target
         keep = train & ~np.isin(group, group[out])
         head, _ = fit_logistic(x[keep], y[keep], [g for g, m in zip(groups, keep) if m], c=c, balanced=True)
