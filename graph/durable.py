@@ -21,6 +21,7 @@ from claimhop.redact import shown_url
 
 CHECKPOINTS_ENV = "CLAIMHOP_CHECKPOINTS"
 SETUP_LOCK = 7203641  # the PostgreSQL advisory lock that makes table creation one process at a time
+SETUP_WAIT = 300.0  # seconds a process waits for another's table creation before saying so
 RUNS_TABLE = """CREATE TABLE IF NOT EXISTS claimhop_runs (
     thread_id TEXT PRIMARY KEY, settings TEXT NOT NULL, started DOUBLE PRECISION NOT NULL)"""
 
@@ -74,13 +75,9 @@ class DurableChecks:
             self.connection, self.param = _postgres_pool(self.target), "%s"
             saver = PostgresSaver(self.connection)
             # workers starting together (a Ray cluster) would race to create the tables: one at a time
-            with self.connection.connection() as conn:
-                conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
-                try:
-                    PostgresSaver(conn).setup()
-                    conn.execute(RUNS_TABLE)
-                finally:
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+            with self.connection.connection() as conn, _setup_lock(conn, self.target):
+                PostgresSaver(conn).setup()
+                conn.execute(RUNS_TABLE)
         else:
             from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -183,6 +180,23 @@ def _postgres_pool(url: str):
         raise ValueError(f"cannot keep checkpoints in {shown(url)} ({CHECKPOINTS_ENV}): {reason}") from None
     return ConnectionPool(url, min_size=1, max_size=POOL_SIZE, kwargs=settings, open=True,
                           check=ConnectionPool.check_connection, name="claimhop-checkpoints")
+
+
+@contextmanager
+def _setup_lock(conn: Any, target: str, wait: float = SETUP_WAIT):
+    """Hold the setup lock on `conn` (autocommit) for the block. Polled with pg_try_advisory_lock, not waited for
+    in pg_advisory_lock: a process blocked in that call holds a snapshot, and the holder's migrations (CREATE INDEX
+    CONCURRENTLY) wait for every older snapshot to end, so two workers starting together deadlocked."""
+    deadline = time.monotonic() + wait
+    while not _first(conn.execute("SELECT pg_try_advisory_lock(%s)", (SETUP_LOCK,)).fetchone()):
+        if time.monotonic() > deadline:
+            raise ValueError(f"the checkpoint tables in {shown(target)} were being set up by another process for "
+                             f"over {wait:.0f} s; end it, or run this again when it is done")
+        time.sleep(0.2)
+    try:
+        yield
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
 
 
 def _first(row: Any) -> Any:

@@ -184,7 +184,13 @@ def dispatch(jobs: list, worker: type, args: tuple, on_row: Callable[[dict], Non
 
 
 def _reason(err: BaseException) -> str:
-    """An error in one line, without Ray's traceback."""
+    """An error in one line, without Ray's traceback; for a worker that died starting, what its setup raised (Ray's
+    own first line names only the actor)."""
+    import ray
+
+    setup = next((a for a in err.args if isinstance(a, ray.exceptions.RayTaskError)), None)
+    if isinstance(err, ray.exceptions.ActorDiedError) and setup is not None and setup.cause is not None:
+        return f"a worker died starting: {_reason(setup.cause)}"[:500]
     text = str(err).strip().splitlines()
     return f"{type(err).__name__}: {text[0] if text else ''}"[:500]
 

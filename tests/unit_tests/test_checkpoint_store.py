@@ -78,3 +78,29 @@ def test_check_claim_and_eval_keep_their_threads_in_postgres(database, small_cor
     assert len(fake_model.calls) == calls  # read back from its thread
     rows = graph.durable.shared_checks().execute("SELECT thread_id FROM claimhop_runs")
     assert len(rows) == 2  # one thread for the helper's claim, one for the evaluation's
+
+
+def test_stores_opened_at_once_on_a_fresh_database_all_open(postgres_server):
+    """Workers of a batch start together: each creates the checkpoint tables if missing. Waiting in
+    pg_advisory_lock deadlocked against the holder's CREATE INDEX CONCURRENTLY (a Ray worker died of it)."""
+    import threading
+
+    errors: list[str] = []
+    for attempt in range(3):  # the race is timing-bound: a fresh database each round
+        database = new_database(postgres_server, f"setup_race_{attempt}")
+        together = threading.Barrier(6)
+
+        def open_store(database: str = database, together: threading.Barrier = together) -> None:
+            together.wait()
+            try:
+                DurableChecks(database).close()
+            except Exception as err:  # noqa: BLE001 - any failure to open is what this test reports
+                errors.append(f"{type(err).__name__}: {err}")
+
+        workers = [threading.Thread(target=open_store) for _ in range(6)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=120)
+        assert not any(worker.is_alive() for worker in workers), "a store never opened"
+    assert not errors, errors
