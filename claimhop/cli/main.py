@@ -500,9 +500,14 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     stop_at_once_on_ctrl_c()
     synthetic = Path(args.synthetic)
     retrieved = Path(args.retrieved_from)
-    chains = Path(args.chains) if args.chains else None
+    chains = None if args.no_chains else Path(args.chains)
     if chains and not chains.is_file():
-        raise UsageError(f"--chains {chains}: no such file (make it with `python -m benchmarks.chain_sources --make N`)")
+        raise UsageError(f"--chains {chains}: no such file (make it with `python -m benchmarks.chain_sources --make N`, "
+                         "or --no-chains)")
+    on_retrieved = None if args.no_retrieved_synthetic else Path(args.retrieved_synthetic)
+    if on_retrieved and not all((on_retrieved / name).is_file() for name in ("claims.jsonl", "eval.jsonl")):
+        raise UsageError(f"--retrieved-synthetic {on_retrieved}: needs claims.jsonl and eval.jsonl (see its README in "
+                         "a claimhop clone, docs/results/verifier/synthetic-retrieved), or --no-retrieved-synthetic")
     # before the synthetic claims are made (model time): the default is a clone's committed file, relative to it
     if not args.dspy and not args.no_dev and not retrieved.is_file():
         raise UsageError(f"--retrieved-from {retrieved}: no such file (the default is a claimhop clone's committed "
@@ -521,7 +526,8 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     out = Path(args.out) if args.out else HEAD_FILE
     result = train_verifier(synthetic, retrieved, out, out.with_suffix(".json"), use_dev=not args.no_dev,
-                            rule=rule, dev_evidence=tuple(args.dev_evidence), chains_path=chains)
+                            rule=rule, dev_evidence=tuple(args.dev_evidence), chains_path=chains,
+                            retrieved_synthetic=on_retrieved)
     report = training_report(result)
     print(report)
     write_text(Path(args.report), report + "\n")
@@ -715,8 +721,14 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=0, help="seed of the question sample")
     train.add_argument("--retrieved-from", default="docs/results/dev-169-selection/eval.jsonl",
                        help="a `claimhop eval` results file giving each dev claim's retrieved documents")
-    train.add_argument("--chains", metavar="FILE", help="three-document synthetic claims to train on as well "
-                       "(docs/results/verifier/synthetic-chains.jsonl; see docs/verification.md)")
+    train.add_argument("--chains", metavar="FILE", default="docs/results/verifier/synthetic-chains.jsonl",
+                       help="three-document synthetic claims to train on as well (see docs/verification.md)")
+    train.add_argument("--no-chains", action="store_true", help="train without the three-document synthetic claims")
+    train.add_argument("--retrieved-synthetic", metavar="FOLDER", default="docs/results/verifier/synthetic-retrieved",
+                       help="synthetic claims with the documents claimhop retrieved for them (claims.jsonl, eval.jsonl) "
+                       "to train on as well")
+    train.add_argument("--no-retrieved-synthetic", action="store_true",
+                       help="train without the synthetic claims on retrieved documents")
     train.add_argument("--no-dev", action="store_true", help="train on the synthetic claims alone")
     train.add_argument("--dev-evidence", nargs="+", choices=("gold", "retrieved"), default=["gold", "retrieved"],
                        help="the documents dev claims are read on for training (default: both)")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
+from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, retrieved_synthetic_items, synthetic_items
 from claimhop.evaluation.verifier_features import extract_features, features_dir, load_features
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.verification.head import HEAD_FILE, PROVENANCE_FILE, Logistic, save_head
@@ -96,10 +96,13 @@ def file_sha256(path: Path) -> str:
 def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path = DEV_RETRIEVED,
                    out: Path = HEAD_FILE, provenance_out: Path = PROVENANCE_FILE, use_dev: bool = True,
                    report_dir: Path | None = None, rule: ReadingRule | None = None,
-                   dev_evidence: tuple[str, ...] = ("gold", "retrieved"), chains_path: Path | None = None) -> dict:
+                   dev_evidence: tuple[str, ...] = ("gold", "retrieved"), chains_path: Path | None = None,
+                   retrieved_synthetic: Path | None = None) -> dict:
     """Features for every item (read once, as `rule` reads), the heads, cross-fitted dev predictions, the weights
     file. `dev_evidence`: which documents the dev claims are read on for training (gold, retrieved); `chains_path`:
-    three-document synthetic claims (claimhop.evaluation.synthetic_chains) trained on beside the others."""
+    three-document synthetic claims (claimhop.evaluation.synthetic_chains) trained on beside the others;
+    `retrieved_synthetic`: a folder of synthetic claims and the documents claimhop retrieved for them
+    (claimhop.evaluation.verifier_data.retrieved_synthetic_items), trained on as synthetic claims too."""
     from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
@@ -109,6 +112,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     counts = dict(Counter(item["variant"] for item in synthetic))  # of the two-document claims
     two_document = len(synthetic)
     synthetic += chains
+    on_retrieved = retrieved_synthetic_items(retrieved_synthetic) if retrieved_synthetic else []
+    synthetic += on_retrieved
     dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
     rule = rule or reading_rule()
     corpus = load_corpus()
@@ -120,7 +125,7 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     x, mean, scale = head_inputs(states, rows)
     supported = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
     groups = [item["group"] for item in items]
-    is_synthetic = np.array([item["source"] == "synthetic" for item in items])
+    is_synthetic = np.array([not item["source"].startswith("dev-") for item in items])
 
     # SUPPORTED is decided by heads fitted with both classes weighing the same: the training items are 45%
     # supported (the synthetic ones 37%), the claims users bring about half. Chosen on the synthetic claims held
@@ -140,7 +145,7 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     folds = {uid: fold_of(uid) for uid in dev_uids}
     fold_heads = []
     for fold in range(FOLDS if dev else 0):
-        keep = np.array([not (item["source"] != "synthetic" and folds[item["group"]] == fold) for item in items])
+        keep = np.array([synthetic_item or folds[item["group"]] != fold for item, synthetic_item in zip(items, is_synthetic)])
         head, _ = fit_logistic(x[keep], supported[keep], [g for g, k in zip(groups, keep) if k], c=c_support,
                                balanced=True)
         fold_heads.append(head)
@@ -170,6 +175,12 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
                            "made_from": "pairs of the same bundled HotpotQA questions sharing one supporting article "
                                         "(none the synthetic file used); see claimhop.evaluation.synthetic_chains"}}
                if chains_path else {}),
+            **({"synthetic_retrieved": {
+                "files": {name: file_sha256(retrieved_synthetic / name) for name in ("claims.jsonl", "eval.jsonl")},
+                "folder": str(retrieved_synthetic), "items": len(on_retrieved),
+                "made_from": "the stated/swap/flip claims of the synthetic file and stated/swap of the chains file, "
+                             "each on the 21 documents `claimhop eval --recall-only` selected for it; see "
+                             f"{retrieved_synthetic}/README.md"}} if retrieved_synthetic else {}),
             "hover_dev": {"claims": len(dev_uids),
                           "evidence": [k if k == "gold" else f"retrieved ({retrieved_from})" for k in dev_evidence] if dev else [],
                           "file": "claimhop/data/claims_dev.jsonl"},

@@ -12,6 +12,8 @@ from claimhop.evaluation.verify_eval import retrieved_titles
 
 # the documents claimhop selected for every dev claim at the current retrieval defaults (commit c288e94)
 DEV_RETRIEVED = Path("docs/results/dev-169-selection/eval.jsonl")
+# synthetic claims (claims.jsonl) and the documents claimhop selected for each (eval.jsonl)
+SYNTHETIC_RETRIEVED = Path("docs/results/verifier/synthetic-retrieved")
 
 
 def dev_items(kind: str, retrieved_from: Path = DEV_RETRIEVED, claims_path: Path = DEV_CLAIMS) -> list[dict]:
@@ -35,3 +37,19 @@ def synthetic_items(path: Path) -> list[dict]:
         raise ValueError(f"synthetic claims file not found: {path} (make it with `claimhop train-verifier --make-synthetic`)")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [{**row, "key": f"synthetic:{row['id']}", "source": "synthetic"} for row in rows]
+
+
+def retrieved_synthetic_items(folder: Path = SYNTHETIC_RETRIEVED) -> list[dict]:
+    """The synthetic claims of `folder`/claims.jsonl as items on the documents `folder`/eval.jsonl selected for them
+    (evidence like a user's, a false claim's changed name retrieved too; benchmarks.retrieved_synthetic)."""
+    if not (folder / "claims.jsonl").is_file():
+        raise ValueError(f"no synthetic claims on retrieved documents in {folder} (claims.jsonl is missing)")
+    claims = [json.loads(line) for line in (folder / "claims.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    titles = retrieved_titles(folder / "eval.jsonl")
+    missing = [c["uid"] for c in claims if c["uid"] not in titles]
+    if missing:
+        raise ValueError(f"{len(missing)} claims have no retrieved documents in {folder / 'eval.jsonl'} (run "
+                         f"`claimhop eval --recall-only` on {folder / 'claims.jsonl'}), e.g. {missing[0]}")
+    return [{"key": f"synthetic-retrieved:{c['uid']}", "group": c["group"], "claim": c["claim"],
+             "titles": titles[c["uid"]], "label": c["label"], "kind": c["kind"], "variant": c["variant"],
+             "num_hops": c["num_hops"], "source": "synthetic-retrieved"} for c in claims]

@@ -29,7 +29,9 @@ def claimhop(*args: str) -> subprocess.CompletedProcess:
      # before any synthetic claim is made (model time) from the missing --synthetic file
      (["train-verifier", "--synthetic", "/no/such/synthetic.jsonl", "--retrieved-from", "/no/such/eval.jsonl"],
       "--retrieved-from /no/such/eval.jsonl: no such file"),
-     (["train-verifier", "--chains", "/no/such/chains.jsonl"], "--chains /no/such/chains.jsonl: no such file")],
+     (["train-verifier", "--chains", "/no/such/chains.jsonl"], "--chains /no/such/chains.jsonl: no such file"),
+     (["train-verifier", "--retrieved-synthetic", "/no/such/folder"],
+      "--retrieved-synthetic /no/such/folder: needs claims.jsonl and eval.jsonl")],
 )
 def test_bad_input_exits_2_with_one_line(args, problem):
     result = claimhop(*args)

@@ -219,6 +219,9 @@ def test_the_shipped_head_loads_and_says_what_it_was_trained_on():
     provenance = head.provenance
     assert provenance["command"] == "claimhop train-verifier"
     assert provenance["training_data"]["synthetic"]["items"] > 100
+    # the three-document claims and the synthetic claims on retrieved documents, each file named with its sha256
+    assert provenance["training_data"]["chains"]["items"] > 100 and len(provenance["training_data"]["chains"]["sha256"]) == 64
+    assert provenance["training_data"]["synthetic_retrieved"]["items"] > 200
     assert head.mean.shape == head.support.weights.shape == (1537,)
     assert len(head.fold_support) == provenance["folds"] and len(head.folds) == 169
     # what `claimhop train-verifier` with no option remakes: its default reading, layer and passage budget
