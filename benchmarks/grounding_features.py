@@ -159,9 +159,10 @@ def main() -> None:
     rule = reading_rule(READING, READ_BLOCKS, READ_BUDGET)  # as the shipped head reads
     sets = labelled_sets(args.synthetic, args.chains, args.retrieved_from)
     if args.with_retrieved:  # reported beside the choice, not part of it (the rule was fixed before they existed)
-        from benchmarks.retrieved_synthetic import is_read, retrieved_items
+        from benchmarks.retrieved_synthetic import is_read
+        from claimhop.evaluation.verifier_data import retrieved_synthetic_items
 
-        sets["synthetic-retrieved"] = [item for item in retrieved_items() if is_read(item, corpus, rule)]
+        sets["synthetic-retrieved"] = [item for item in retrieved_synthetic_items() if is_read(item, corpus, rule)]
     items, where, x, y = set_inputs(sets, corpus, rule)
     idf, stop = inverse_document_frequency(list(corpus.texts)), stop_words()
     g = np.stack([grounding(item["claim"], passages_read(documents_for(corpus, item["titles"]), item["claim"], rule),

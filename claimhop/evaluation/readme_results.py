@@ -49,12 +49,14 @@ RUNS = {
     "1c8852457f219ae6": "ba4149e",            # the passage verifier reading 3,000 characters (eval-verify, replayed)
     "e795296128ef7a2a": "19350ec",            # the speed sample (40 claims), reading 3,000 characters
     "2127dfa055adaf7b": "19350ec",            # the same run, the 2,400-character head (CLAIMHOP_VERIFIER_HEAD)
+    "8e5dfeb04e3a2f75": "cd9caa0",            # the head trained on synthetic, three-document, retrieved synthetic, dev
 }
 
 PEERS = {"hybrid": "hybrid", "bm25": "bm25", "hovermultihop": "langProBe's HoverMultiHop"}
 VERIFIERS = {"passages": "passages", "facts": "facts", "qa": "qa",
              "passages_yes": "the yes/no readout of the same state", "passages_dspy": "the DSPy-compiled question",
-             "passages_budget2400": "the same verifier reading 2,400 characters (before)",
+             "passages_synthetic_dev": "the same verifier trained on synthetic + dev claims only (before)",
+             "passages_budget2400": "the same verifier reading 2,400 characters",
              "passages_block28": "the same verifier read after all 28 blocks, 2,400 characters",
              "single": "one verdict call", "majority": "majority"}
 
@@ -242,7 +244,7 @@ def rows(root: Path) -> list[Row]:
         recall_row(root, "recall@21, {n} HotpotQA questions (where retrieval choices are made)",
                    recall / "hotpotqa-200.jsonl", recall / "hotpotqa-200-previous.jsonl", "[recall](docs/recall.md)"),
         verdict_row(root, RESULTS / "verifier" / "dev-169.jsonl",
-                    "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-ba4149e)"),
+                    "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-cd9caa0)"),
         speed_row(root, RESULTS / "speed" / "budget3000" / "new.jsonl",
                   RESULTS / "speed" / "budget3000" / "head-chain-order-1-21-blocks.jsonl",
                   "the verifier reading 2,400 characters (before), same run", "[speed](docs/speed.md#"
