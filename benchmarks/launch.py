@@ -81,7 +81,7 @@ def start_refused(host: str, env: dict[str, str], timeout: float = 180.0) -> sub
 
 
 @contextmanager
-def dev_server(log: Path, startup_timeout: float = 180.0, env: dict[str, str] | None = None, jobs: int = CONCURRENT_RUNS):
+def dev_server(log: Path, startup_timeout: float = 600.0, env: dict[str, str] | None = None, jobs: int = CONCURRENT_RUNS):
     """Yields the server's base URL; stops the server on exit. Its output goes to `log`.
 
     `jobs` runs are served at once (`langgraph dev` alone serves one at a time and queues the rest)."""

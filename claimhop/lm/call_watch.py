@@ -39,8 +39,8 @@ class CallWatch:
         self.queue = queue
 
     def serving(self) -> None:
+        self.started_at = time.monotonic()  # first: `overdue` in another thread reads it once `queue` is None
         self.queue = None
-        self.started_at = time.monotonic()
 
     def overdue(self, seconds: float) -> str | None:
         """Why this call should be given up on after `seconds` of model work, or None."""

@@ -6,10 +6,14 @@ approximate, its recall against exact search is measured and recorded."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
 import shutil
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,14 +171,36 @@ def fill_dense(kind: str, shard_paths: list[Path], count: int) -> tuple[DenseInd
     return DenseIndex(index), details
 
 
+@contextmanager
+def one_build_at_a_time(folder: Path) -> Iterator[None]:
+    """Hold the build lock of `folder` (an flock on a file in claimhop's cache, never in the folder, which may be
+    someone else's; released however the process ends). Processes starting together on one machine (Ray workers,
+    two `claimhop check`s) would otherwise sweep each other's temporary files and replace each other's index."""
+    locks = cache_root() / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha256(str(folder.expanduser().resolve()).encode()).hexdigest()[:16]
+    lock = os.open(locks / f"index-{key}.lock", os.O_CREAT | os.O_RDWR, 0o644)  # an empty file, only ever locked
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # waits for another build of this folder to end
+        yield
+    finally:
+        os.close(lock)
+
+
 def build_indexes(
     corpus: Corpus | CorpusFile, folder: Path | None = None, index_type: str = "auto", rebuild: bool = False,
     shard_size: int = SHARD_SIZE,
 ) -> Indexes:
     """Build FAISS and BM25 for the corpus, resuming a killed build; the manifest goes last, so a half-built
-    folder never loads. `rebuild` also throws away the embedded shards."""
+    folder never loads. `rebuild` also throws away the embedded shards. One build of a folder at a time."""
     ann.resolve(index_type, 0)  # a bad type fails before any work
-    folder = claim_index_folder(folder or index_dir_for(corpus))
+    folder = folder or index_dir_for(corpus)
+    with one_build_at_a_time(folder):
+        return _build(corpus, folder, index_type, rebuild, shard_size)
+
+
+def _build(corpus: Corpus | CorpusFile, folder: Path, index_type: str, rebuild: bool, shard_size: int) -> Indexes:
+    folder = claim_index_folder(folder)
     sweep_leftovers(folder)
     previous = read_manifest(folder)
     if previous and previous.get("corpus_sha256") != corpus.sha256:
@@ -224,14 +250,23 @@ def open_indexes(
 
     A damaged index is reported (IndexCorruptError), not rebuilt behind the user's back; `rebuild` rebuilds it.
     An explicit `index_type` other than the built one rebuilds from the saved shards (no re-encoding)."""
-    if not rebuild:
-        try:
-            indexes = load_indexes(corpus, folder)
-            if index_type == "auto" or indexes.manifest.get("index_type") == index_type:
-                return indexes
-        except IndexNotBuiltError:
-            pass
-    return build_indexes(corpus, folder, index_type=index_type, rebuild=rebuild)
+    if not rebuild and (ready := _loaded(corpus, folder, index_type)):
+        return ready
+    ann.resolve(index_type, 0)
+    target = folder or index_dir_for(corpus)
+    with one_build_at_a_time(target):
+        if not rebuild and (ready := _loaded(corpus, folder, index_type)):
+            return ready  # another process built it while this one waited
+        return _build(corpus, target, index_type, rebuild, SHARD_SIZE)
+
+
+def _loaded(corpus: Corpus | CorpusFile, folder: Path | None, index_type: str) -> Indexes | None:
+    """The built indexes of the corpus when they are there and of the type asked for, else None."""
+    try:
+        indexes = load_indexes(corpus, folder)
+    except IndexNotBuiltError:
+        return None
+    return indexes if index_type == "auto" or indexes.manifest.get("index_type") == index_type else None
 
 
 def remove_entity_graph(folder: Path) -> None:

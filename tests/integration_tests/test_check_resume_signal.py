@@ -32,8 +32,10 @@ def lines_of(stream, into: queue.Queue) -> None:
 def test_a_killed_check_resumes_from_its_last_finished_step(tmp_path):
     env = {**os.environ, "CLAIMHOP_HOME": str(tmp_path / "home")}  # fresh checkpoints and model cache: real calls
     claim = hover_claim("0012d9a6")["claim"]
+    errors_path = tmp_path / "stderr.txt"
+    errors = errors_path.open("w")
     proc = subprocess.Popen(claimhop(claim, "--set", "max_iterations=1"), cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=errors)  # a file: a pipe nobody reads could fill and block it
     printed: queue.Queue = queue.Queue()
     threading.Thread(target=lines_of, args=(proc.stdout, printed), daemon=True).start()
     seen: list[str] = []
@@ -48,7 +50,7 @@ def test_a_killed_check_resumes_from_its_last_finished_step(tmp_path):
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=30)
     assert proc.returncode != 0  # it really was interrupted
-    thread = re.search(r"check --resume (\w+)", proc.stderr.read()).group(1)
+    thread = re.search(r"check --resume (\w+)", errors_path.read_text()).group(1)
     sub_questions = [line.strip()[2:] for line in seen if line.startswith("    - ")]
 
     resumed = subprocess.run(claimhop("--resume", thread, "--json"), cwd=ROOT, env=env, capture_output=True,

@@ -53,8 +53,10 @@ def test_a_check_killed_on_one_machine_finishes_on_another(database, tmp_path):
     claim = hover_claim("0012d9a6")["claim"]
     settings = ["--set", "max_iterations=1"]
     first = machine(tmp_path, "first", database)
+    errors_path = tmp_path / "stderr.txt"
+    errors = errors_path.open("w")
     proc = subprocess.Popen(claimhop(claim, *settings), cwd=ROOT, env=first, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=errors)  # a file: a pipe nobody reads could fill and block it
     printed: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [printed.put(line) for line in proc.stdout], daemon=True).start()
     seen: list[str] = []
@@ -68,7 +70,7 @@ def test_a_check_killed_on_one_machine_finishes_on_another(database, tmp_path):
     proc.send_signal(signal.SIGKILL)  # no handler runs: only what was committed survives
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    thread = re.search(r"check --resume (\w+)", proc.stderr.read()).group(1)
+    thread = re.search(r"check --resume (\w+)", errors_path.read_text()).group(1)
 
     second = machine(tmp_path, "second", database)
     resumed = subprocess.run(claimhop("--resume", thread, "--json"), cwd=ROOT, env=second, capture_output=True,
