@@ -500,19 +500,19 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     stop_at_once_on_ctrl_c()
     synthetic = Path(args.synthetic)
     retrieved = Path(args.retrieved_from)
-    chains = None if args.no_chains else Path(args.chains)
-    if chains and not chains.is_file():
-        raise UsageError(f"--chains {chains}: no such file (make it with `python -m benchmarks.chain_sources --make N`, "
-                         "or --no-chains)")
-    on_retrieved = None if args.no_retrieved_synthetic else Path(args.retrieved_synthetic)
-    if on_retrieved and not all((on_retrieved / name).is_file() for name in ("claims.jsonl", "eval.jsonl")):
-        raise UsageError(f"--retrieved-synthetic {on_retrieved}: needs claims.jsonl and eval.jsonl (see its README in "
-                         "a claimhop clone, docs/results/verifier/synthetic-retrieved), or --no-retrieved-synthetic")
-    # before the synthetic claims are made (model time): the default is a clone's committed file, relative to it
+    chains = None if args.no_chains or args.dspy else Path(args.chains)
+    on_retrieved = None if args.no_retrieved_synthetic or args.dspy else Path(args.retrieved_synthetic)
+    # before the synthetic claims are made (model time): the defaults are a clone's committed files, relative to it
     if not args.dspy and not args.no_dev and not retrieved.is_file():
         raise UsageError(f"--retrieved-from {retrieved}: no such file (the default is a claimhop clone's committed "
                          "selection: run inside the clone, give a `claimhop eval --systems claimhop` results file, "
                          "or --no-dev)")
+    if chains and not chains.is_file():
+        raise UsageError(f"--chains {chains}: no such file (the default is a claimhop clone's committed file; make "
+                         "one with `python -m benchmarks.chain_sources --make N`, or --no-chains)")
+    if on_retrieved and not all((on_retrieved / name).is_file() for name in ("claims.jsonl", "eval.jsonl")):
+        raise UsageError(f"--retrieved-synthetic {on_retrieved}: needs claims.jsonl and eval.jsonl (the default is a "
+                         "claimhop clone's committed folder, see its README), or --no-retrieved-synthetic")
     if not synthetic.is_file():
         if args.questions < 10:
             raise UsageError("--questions must be at least 10")
