@@ -34,11 +34,7 @@ from benchmarks.chain_sources import (
     write_rows,
 )
 from claimhop.atomic import write_text
-from claimhop.evaluation.verifier_data import (
-    DEV_RETRIEVED,
-    SYNTHETIC_RETRIEVED,
-    retrieved_synthetic_items,
-)
+from claimhop.evaluation.verifier_data import DEV_RETRIEVED, retrieved_synthetic_items
 from claimhop.evaluation.verifier_features import (
     documents_for,
     extract_features,
@@ -52,7 +48,6 @@ from claimhop.verification.passages import (
     reading_rule,
 )
 
-FOLDER = SYNTHETIC_RETRIEVED
 SHIPPED = "synthetic + dev"
 CANDIDATES = {SHIPPED: ("synthetic", "dev-gold", "dev-retrieved"),
               "synthetic + retrieved synthetic + dev": ("synthetic", "synthetic-retrieved", "dev-gold", "dev-retrieved"),

@@ -18,7 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, retrieved_synthetic_items, synthetic_items
+from claimhop.evaluation.verifier_data import (
+    DEV_RETRIEVED,
+    dev_items,
+    is_synthetic,
+    retrieved_synthetic_items,
+    synthetic_items,
+)
 from claimhop.evaluation.verifier_features import extract_features, features_dir, load_features
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.verification.head import HEAD_FILE, PROVENANCE_FILE, Logistic, save_head
@@ -125,19 +131,19 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     x, mean, scale = head_inputs(states, rows)
     supported = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
     groups = [item["group"] for item in items]
-    is_synthetic = np.array([not item["source"].startswith("dev-") for item in items])
+    synthetic_mask = np.array([is_synthetic(item) for item in items])
 
     # SUPPORTED is decided by heads fitted with both classes weighing the same: the training items are 45%
     # supported (the synthetic ones 37%), the claims users bring about half. Chosen on the synthetic claims held
     # out (grouped 5-fold, synthetic-only heads): macro-F1 61.2 unweighted -> 66.6 balanced.
     support, c_support = fit_logistic(x, supported, groups, balanced=True)
-    false_synthetic = np.array([item.get("kind") in ("CONTRADICTED", "INSUFFICIENT_INFO") for item in items]) & is_synthetic
+    false_synthetic = np.array([item.get("kind") in ("CONTRADICTED", "INSUFFICIENT_INFO") for item in items]) & synthetic_mask
     contradicted = np.array([item.get("kind") == "CONTRADICTED" for item in items], dtype=int)
     kind, c_kind = fit_logistic(x[false_synthetic], contradicted[false_synthetic],
                                 [g for g, keep in zip(groups, false_synthetic) if keep])
     # the prompted answer alone, calibrated on the synthetic claims only: what a served model gets
-    yes_only, _ = fit_logistic(x[is_synthetic][:, -1:], supported[is_synthetic],
-                               [g for g, keep in zip(groups, is_synthetic) if keep], c=1.0, balanced=True)
+    yes_only, _ = fit_logistic(x[synthetic_mask][:, -1:], supported[synthetic_mask],
+                               [g for g, keep in zip(groups, synthetic_mask) if keep], c=1.0, balanced=True)
     yes_a = yes_only.weights[0] / scale[-1]
     yes_b = yes_only.bias - yes_only.weights[0] * mean[-1] / scale[-1]
 
@@ -145,7 +151,7 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     folds = {uid: fold_of(uid) for uid in dev_uids}
     fold_heads = []
     for fold in range(FOLDS if dev else 0):
-        keep = np.array([synthetic_item or folds[item["group"]] != fold for item, synthetic_item in zip(items, is_synthetic)])
+        keep = np.array([is_synthetic(item) or folds[item["group"]] != fold for item in items])
         head, _ = fit_logistic(x[keep], supported[keep], [g for g, k in zip(groups, keep) if k], c=c_support,
                                balanced=True)
         fold_heads.append(head)

@@ -31,6 +31,12 @@ def dev_items(kind: str, retrieved_from: Path = DEV_RETRIEVED, claims_path: Path
     return items
 
 
+def is_synthetic(item: dict) -> bool:
+    """Whether an item is a synthetic claim (on its builder's documents, a three-document one, or on retrieved
+    documents), not a dev claim: what the kind head and the yes calibration learn from, and no dev fold holds."""
+    return not item["source"].startswith("dev-")
+
+
 def synthetic_items(path: Path) -> list[dict]:
     """The synthetic set's rows as items (each row already names its documents and its 3-way kind)."""
     if not path.is_file():

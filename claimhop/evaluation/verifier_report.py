@@ -8,6 +8,7 @@ import numpy as np
 
 from claimhop.evaluation.report import macro_f1
 from claimhop.evaluation.train_verifier import FOLDS, fit_logistic, fold_of
+from claimhop.evaluation.verifier_data import is_synthetic
 from claimhop.evaluation.verify_eval import expected_calibration_error
 
 
@@ -74,7 +75,7 @@ def claim_only_baseline(items: list[dict]) -> float:
 def training_report(result: dict) -> str:
     items, x, y, groups = result["items"], result["x"], result["supported"], result["groups"]
     provenance = result["provenance"]
-    synthetic = np.array([not item["source"].startswith("dev-") for item in items])  # chains, on retrieved ones too
+    synthetic = np.array([is_synthetic(item) for item in items])
     dev = ~synthetic
     c = provenance["support_head"]["C"]
     lines = ["# The passage verifier's head: training report", "",
@@ -84,13 +85,13 @@ def training_report(result: dict) -> str:
     data = provenance["training_data"]
     lines += [f"Synthetic claims: {data['synthetic']['items']} ({', '.join(f'{k} {v}' for k, v in data['synthetic']['by_variant'].items())}), "
               f"from {data['synthetic']['file']} (sha256 {data['synthetic']['sha256'][:12]}). HoVer dev claims: "
-              f"{data['hover_dev']['claims']} x {len(data['hover_dev']['evidence'])} evidence kinds.", ""]
-    if "chains" in data or "synthetic_retrieved" in data:
-        more = [f"{data['chains']['items']} three-document claims ({data['chains']['file']})" if "chains" in data else "",
-                f"{data['synthetic_retrieved']['items']} synthetic claims on the documents claimhop retrieved for them "
-                f"({data['synthetic_retrieved']['folder']})" if "synthetic_retrieved" in data else ""]
-        lines[-1:-1] = [f"Also trained on: {'; '.join(m for m in more if m)}; every synthetic figure below counts them "
-                        "as synthetic claims."]
+              f"{data['hover_dev']['claims']} x {len(data['hover_dev']['evidence'])} evidence kinds."]
+    more = ([f"{data['chains']['items']} three-document claims ({data['chains']['file']})"] if "chains" in data else []) + (
+        [f"{data['synthetic_retrieved']['items']} synthetic claims on the documents claimhop retrieved for them "
+         f"({data['synthetic_retrieved']['folder']})"] if "synthetic_retrieved" in data else [])
+    if more:
+        lines.append(f"Also trained on: {'; '.join(more)}; every synthetic figure below counts them as synthetic claims.")
+    lines.append("")
     syn_items = [item for item, s in zip(items, synthetic) if s]
     lines.append(f"Claim-only baseline (TF-IDF + logistic regression on the synthetic claims' text, grouped 5-fold): "
                  f"macro-F1 {claim_only_baseline(syn_items):.1f}.")
