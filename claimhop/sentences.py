@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 
@@ -22,3 +23,14 @@ def split_sentences(text: str) -> list[str]:
     with _LOCK:
         doc = _splitter()(text)
     return [s.text.strip() for s in doc.sents if s.text.strip()]
+
+
+_CONTENT = re.compile(r"[a-z0-9]+")
+_COMMON = frozenset("the a an and or of in on at to for by with from as is was were are be been being that which "
+                    "who this these those it its their they than then into about after before not".split())
+
+
+def stems(text: str) -> set[str]:
+    """The text's content words cut to five letters, so "associated" and "association" meet: how the reading
+    and the plan's facts compare a text with the claim without a model."""
+    return {w[:5] for w in _CONTENT.findall(text.lower()) if len(w) > 2 and w not in _COMMON}

@@ -77,6 +77,9 @@ class FactCheck(TypedDict):
     error: str | None
     ref: int
     questions: NotRequired[list[dict]]  # the QA verifier: each question, its options and probabilities, the answer and its quote
+    refs: NotRequired[list[int]]  # the passage verifier: every quote of the fact, by reference number
+    stating_refs: NotRequired[list[int]]  # those that state the fact (its words, the same direction)
+    opposite_refs: NotRequired[list[int]]  # those that point the other way ("poor" for "better")
 
 
 def merge_candidates(old: dict[str, Candidate] | None, new: dict[str, Candidate] | None) -> dict[str, Candidate]:

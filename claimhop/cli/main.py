@@ -498,6 +498,8 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     from claimhop.verification.passages import READ_BLOCKS, READ_BUDGET, READING, reading_rule
 
     stop_at_once_on_ctrl_c()
+    if args.corpus:
+        return train_for_collection(args.corpus, args.sources, args.seed)
     synthetic = Path(args.synthetic)
     retrieved = Path(args.retrieved_from)
     chains = None if args.no_chains or args.dspy else Path(args.chains)
@@ -534,6 +536,19 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     print(f"\nhead: {out}  provenance: {out.with_suffix('.json')}  report: {args.report}")
     if out.resolve() != HEAD_FILE.resolve():
         print(f"runs use it with {HEAD_VARIABLE}={out.resolve()}")
+    return 0
+
+
+def train_for_collection(corpus: str, sources: int, seed: int) -> int:
+    """`train-verifier --corpus FOLDER`: the collection's own head, from claims made from its documents."""
+    from claimhop.evaluation.collection_head import train_collection_head
+
+    if sources < 10:
+        raise UsageError("--sources must be at least 10")
+    head = train_collection_head(corpus, sources, seed)
+    provenance = json.loads(head.with_suffix(".json").read_text(encoding="utf-8"))
+    print(f"head for {corpus}: {head} ({provenance['support_head']['items']} claims, "
+          f"{provenance['seconds']:.0f} s); `claimhop check --corpus {corpus}` uses it")
     return 0
 
 
@@ -746,6 +761,10 @@ def parser() -> argparse.ArgumentParser:
                        "(BootstrapFewShotWithRandomSearch, demos from the synthetic claims) for eval-verify's passages_dspy")
     train.add_argument("--candidates", type=int, default=1,
                        help="with --dspy: shuffled bootstrap candidates besides zero-shot, labelled-only and unshuffled")
+    train.add_argument("--corpus", metavar="FOLDER", help="instead: train a head for your own collection (indexed by "
+                       "`claimhop index FOLDER`) on claims made from its documents; checks on it then use that head")
+    train.add_argument("--sources", type=int, default=60, help="with --corpus: documents the claims are made from "
+                       "(three claims each; default 60)")
     train.set_defaults(func=cmd_train_verifier)
     opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
     opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")

@@ -108,13 +108,27 @@ def fact_lines(facts: list[dict], evidence: list[Evidence]) -> list[str]:
 
 
 def read_fact_words(fact: dict, by_ref: dict[int, Evidence]) -> str:
-    """Where a fact stands in the passages read: the sentences that state it for a supported claim, the closest
-    sentences read otherwise (the claim was judged as a whole, so no fact is singled out as the false one)."""
+    """Where a fact stands in the passages read, in agreement with the verdict: "stated in" only for a supported
+    claim and only the sentences that state the fact (enough of its words, pointing the same way); a sentence
+    that points the other way is shown as saying the opposite, whatever the verdict; the rest are the closest
+    sentences read (the claim was judged as a whole, so no fact is singled out as the false one)."""
     quotes = [by_ref[ref] for ref in fact.get("refs", []) if ref in by_ref]
     if not quotes:
         return "no passage read mentions it."
-    said = " ".join(f'{q["title"]}: "{q["sentence"]}" [{q["ref"]}]' for q in quotes)
-    return f"stated in {said}" if fact["verdict"] == "SUPPORTED" else f"closest sentences read: {said}"
+    opposite = set(fact.get("opposite_refs", []))
+    states = set(fact.get("stating_refs", [])) - opposite if fact["verdict"] == "SUPPORTED" else set()
+
+    def said(group: list[Evidence]) -> str:
+        return " ".join(f'{q["title"]}: "{q["sentence"]}" [{q["ref"]}]' for q in group)
+
+    parts = []
+    if stated := [q for q in quotes if q["ref"] in states]:
+        parts.append(f"stated in {said(stated)}")
+    if against := [q for q in quotes if q["ref"] in opposite]:
+        parts.append(f"the collection says the opposite: {said(against)}")
+    if rest := [q for q in quotes if q["ref"] not in states and q["ref"] not in opposite]:
+        parts.append(f"closest sentences read: {said(rest)}")
+    return "; ".join(parts)
 
 
 def qa_words(verdict: str, question: dict) -> str:

@@ -12,6 +12,7 @@ from claimhop.program.outputs import clean_list
 from claimhop.program.plan import MAX_FACTS, MAX_NAMES
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.retrieval.titles import normalize_title
+from claimhop.sentences import stems
 from claimhop.signatures import SplitClaim, SplitClaimWithNames
 from claimhop.verification.coverage import claim_names, folded, mentioned
 from state.context import Context
@@ -72,7 +73,8 @@ def facts_from_split(split, claim: str, claim_entities: list[str], repair: str =
     claim as one more fact. One place, so the eval measures what the graph checks."""
     facts = [{"text": " ".join(str(getattr(f, "text", f)).split()),
               "entities": clean_list(getattr(f, "entities", []), MAX_NAMES)} for f in split or []]
-    facts = whole_facts([f for f in facts if f["text"]][:MAX_FACTS]) or [{"text": claim, "entities": []}]
+    facts = whole_facts([f for f in facts if f["text"] and part_of(f["text"], claim)][:MAX_FACTS]) or [
+        {"text": claim, "entities": []}]
     if repair == "claim" and lost_names(claim, claim_entities, [f["text"] for f in facts]):
         facts.append({"text": claim, "entities": []})
     unnamed = [f for f in facts if not f["entities"]]  # fact_names=found, or the model gave none
@@ -80,6 +82,17 @@ def facts_from_split(split, claim: str, claim_entities: list[str], repair: str =
         named = [e for e in claim_entities if mentions(e, normalize_title(fact["text"]))]
         fact["entities"] = clean_list(unique([*named, *found]), MAX_NAMES)
     return facts
+
+
+NEW_WORDS_SHARE = 0.5  # a fact more than half of whose words the claim never uses is a new claim, not a part
+
+
+def part_of(fact: str, claim: str) -> bool:
+    """Whether a fact is a part of the claim: at most half of its content words are absent from the claim. A
+    small plan sometimes adds what it knows ("ALDH1 is an enzyme involved in metabolism." for "ALDH1 expression
+    is associated with better breast cancer outcomes."): quoted as if the claim said it, such a fact misleads."""
+    words = stems(fact)
+    return not words or len(words - stems(claim)) <= NEW_WORDS_SHARE * len(words)
 
 
 def lost_names(claim: str, claim_entities: list[str], facts: list[str]) -> list[str]:

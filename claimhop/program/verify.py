@@ -17,12 +17,13 @@ from claimhop.program.facts import SplitsClaims
 from claimhop.program.runtime import call_lm, calls_made, joined
 from claimhop.signatures import JudgeClaimOnPassages
 from claimhop.verification.coverage import claim_names, nothing_about, unmentioned_names
-from claimhop.verification.head import decide, load_head
+from claimhop.verification.head import VerdictHead, decide, head_file, load_head
 from claimhop.verification.passages import hidden_state, passage_messages, passages_read
 from claimhop.verification.quotes import quotes_for
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 
+OPPOSITE_CONFIDENCE = 0.6  # a sentence read says the opposite of the claim: the least a CONTRADICTED verdict says
 NOTHING_CONFIDENCE = 0.95  # a claim whose names no selected document mentions: not settled, and sure of it
 FAILED = {"supported": 0.0, "contradicted_if_not": 0.0, "yes": 0.0, "failed": 1.0}
 
@@ -82,20 +83,39 @@ class Verify(SplitsClaims):
         if (empty := nothing_to_go_on(case)) is not None:
             return empty
         facts, degraded, split_calls = self.atomic_facts(claim, case.claim_entities, case.planned_facts)
-        head = load_head()
+        head = load_head(head_file(ctx.corpus_path, ctx.index_dir))  # the collection's own head, if trained
         passages = passages_read(case.selected, claim, head.reading)
         probs, failed = call_lm(ctx, "verify", lambda: passage_probabilities(ctx.model, claim, passages,
-                                                                             self.judge_passages), lambda: dict(FAILED))
+                                                                             self.judge_passages, head),
+                                lambda: dict(FAILED))
         degraded = joined(degraded, failed)
-        verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], head.threshold)
-        if probs.get("failed"):
-            verdict, confidence = "INSUFFICIENT_INFO", 0.0
         quotes = quotes_for([f["text"] for f in facts], passages)
+        verdict, confidence, probs = judged(probs, quotes, head.threshold)
         evidence, records = quoted_facts(facts, quotes, verdict, confidence)
         return VerifyResult(verdict, evidence, split_calls + calls_made(ctx, "verify"),
                             f"confidence {confidence:.2f}; read {len(passages)} passages", confidence=confidence,
                             reason=reason_of(verdict, probs, len(passages)), facts=records, degraded=degraded,
                             read=[p["title"] for p in passages], probabilities=probs, quotes=quotes)
+
+
+def judged(probs: dict[str, float], quotes: list[list[dict]], threshold: float
+           ) -> tuple[str, float, dict[str, float]]:
+    """The verdict, its confidence and the probabilities behind it: the head's (claimhop.verification.head.decide),
+    INSUFFICIENT_INFO when the model could not read, CONTRADICTED when a quote says the opposite of its fact."""
+    if probs.get("failed"):
+        return "INSUFFICIENT_INFO", 0.0, probs
+    verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], threshold)
+    if verdict != "CONTRADICTED" and said_opposite(quotes):
+        return "CONTRADICTED", round(max(1.0 - probs["supported"], OPPOSITE_CONFIDENCE), 4), {
+            **probs, "opposite_quote": 1.0}
+    return verdict, confidence, probs
+
+
+def said_opposite(quotes: list[list[dict]]) -> bool:
+    """Whether a passage read says the opposite of a fact: a quote with enough of the fact's words that points
+    the other way (claimhop.verification.direction). Then the claim is CONTRADICTED whatever the head says: a
+    head trained on names swapped in Wikipedia claims misses "poor prognosis" against "better outcomes"."""
+    return any(quote["opposite"] for fact_quotes in quotes for quote in fact_quotes)
 
 
 def quoted_facts(facts: list[dict], quotes: list[list[dict]], verdict: str, confidence: float
@@ -115,16 +135,18 @@ def quoted_facts(facts: list[dict], quotes: list[list[dict]], verdict: str, conf
             refs.append(known["ref"])
         records.append({"fact": fact["text"], "entities": fact["entities"], "evidence": [], "alignment": 0.0,
                         "verdict": verdict, "confidence": confidence, "error": None, "ref": refs[0] if refs else 0,
-                        "refs": refs, "read": True})
+                        "refs": refs, "read": True,
+                        "stating_refs": [r for r, q in zip(refs, fact_quotes) if q.get("states")],
+                        "opposite_refs": [r for r, q in zip(refs, fact_quotes) if q.get("opposite")]})
     return evidence, records
 
 
-def passage_probabilities(model: str, claim: str, passages: list[dict],
-                          predictor: dspy.Predict | None = None) -> dict[str, float]:
+def passage_probabilities(model: str, claim: str, passages: list[dict], predictor: dspy.Predict | None = None,
+                          head: VerdictHead | None = None) -> dict[str, float]:
     """P(supported), P(contradicted | not supported) and the model's own P(yes) for the claim on these passages.
     The local model: one pass, the head reads its hidden state. Another model: its P(yes) through logprobs (or
     its yes/no through DSPy), calibrated as the head file says; it cannot tell contradicted from unsettled."""
-    head = load_head()
+    head = head or load_head()
     messages = passage_messages(claim, passages)
     if (model or LOCAL) == LOCAL:
         return head.probabilities(hidden_state(local_engine(), messages, head.reading.blocks))
@@ -147,6 +169,8 @@ def reason_of(verdict: str, probs: dict[str, float], read: int) -> str:
         return "the model could not read the passages"
     if verdict == "SUPPORTED":
         return f"read together, the {read} best passages support every part of the claim"
+    if verdict == "CONTRADICTED" and probs.get("opposite_quote"):
+        return f"a sentence of the {read} passages read says the opposite of the claim"
     if verdict == "CONTRADICTED":
         return f"read together, the {read} best passages say something else than the claim"
     return f"read together, the {read} best passages do not settle the claim"

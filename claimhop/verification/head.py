@@ -109,12 +109,33 @@ def save_head(head_arrays: dict[str, np.ndarray], provenance: dict, npz: Path = 
     write_text(json_path, json.dumps(provenance, indent=2, ensure_ascii=False) + "\n")
 
 
-def head_file() -> Path:
-    """The head a run uses: the bundled one, or one trained with `claimhop train-verifier --out FILE` and named by
-    CLAIMHOP_VERIFIER_HEAD (its provenance beside it as FILE's .json). An operator's variable, not a run setting, so a
-    server client cannot point the server at a file."""
+COLLECTION_HEAD = "verifier_head.npz"  # in a collection's index folder: `claimhop train-verifier --corpus FOLDER`
+
+
+def collection_head(corpus_path: str = "", index_dir: str = "") -> Path | None:
+    """The head trained for the collection a run searches (in its index folder, beside its versions), if any."""
+    from claimhop.retrieval.collection import default_folder
+    from claimhop.retrieval.documents import is_collection_source
+
+    if index_dir:
+        folder = Path(index_dir).expanduser()
+    elif corpus_path and is_collection_source(Path(corpus_path).expanduser()):
+        folder = default_folder(Path(corpus_path).expanduser())
+    else:
+        return None
+    path = folder / COLLECTION_HEAD
+    return path if path.is_file() else None
+
+
+def head_file(corpus_path: str = "", index_dir: str = "") -> Path:
+    """The head a run uses: one named by CLAIMHOP_VERIFIER_HEAD (trained with `claimhop train-verifier --out FILE`,
+    its provenance beside it as FILE's .json; an operator's variable, not a run setting, so a server client cannot
+    point the server at a file), else the head trained for the run's collection (`claimhop train-verifier --corpus
+    FOLDER`), else the bundled one."""
     named = os.environ.get(HEAD_VARIABLE, "").strip()
-    return Path(named).expanduser() if named else HEAD_FILE
+    if named:
+        return Path(named).expanduser()
+    return collection_head(corpus_path, index_dir) or HEAD_FILE
 
 
 def load_head(npz: Path | None = None, json_path: Path | None = None) -> VerdictHead:

@@ -20,7 +20,7 @@ import numpy as np
 
 from claimhop.entities.matching import mentions
 from claimhop.retrieval.titles import base_title, normalize_title
-from claimhop.sentences import split_sentences
+from claimhop.sentences import split_sentences, stems
 from claimhop.signatures import PASSAGES_QUESTION, JudgeClaimOnPassages, instructions
 
 PASSAGES_SYSTEM = instructions(JudgeClaimOnPassages)  # the system message of the one pass the head reads
@@ -46,6 +46,12 @@ class ReadingRule:
     one_per_base: bool = False  # of named documents sharing a base title, only the one the claim picks stays named
     budget: int = PASSAGE_BUDGET
     blocks: int = MODEL_BLOCKS  # the state is read after this many blocks (claimhop.lm.cut_model)
+    # Reading without titles: a passage longer than its cap is read as its first sentence and the sentences with
+    # most of the claim's words (in the passage's order), not its lead alone; and when the claim names none of the
+    # documents (a scientific claim names no paper), each passage gets at most `unnamed_cap` characters, so more
+    # of the best-ranked documents are read.
+    relevant: bool = False
+    unnamed_cap: int | None = None
 
     def version(self) -> str:
         """A short hash of the prompt's fixed parts and this rule (chain-order-1 at full depth hashes as it did
@@ -55,6 +61,8 @@ class ReadingRule:
             fixed += f"\nrest {self.rest_cap} fold {self.fold} one per base {self.one_per_base}"
         if self.blocks != MODEL_BLOCKS:
             fixed += f"\nblocks {self.blocks}"
+        if self.relevant or self.unnamed_cap:
+            fixed += f"\nrelevant {self.relevant} unnamed cap {self.unnamed_cap}"
         return hashlib.sha256(fixed.encode()).hexdigest()[:12]
 
 
@@ -66,6 +74,9 @@ READINGS = {
     # without accents or possessives, one document per named base title. Every gold passage and the answer are read
     # for 0.911 of HotpotQA questions at 2,400 characters (0.812 with chain-order-1).
     "chain-order-2": ReadingRule("chain-order-2", cap=600, rest_cap=300, fold=True, one_per_base=True),
+    # chain-order-1 that also fits documents without names (issue 55): long passages read by the claim's words,
+    # and 600 characters a passage when the claim names no document, so about five abstracts fit in 3,000.
+    "chain-order-1-relevant": ReadingRule("chain-order-1-relevant", relevant=True, unnamed_cap=600),
 }
 READING = "chain-order-1"  # what `claimhop train-verifier` reads by default; a run reads as its head was trained
 # The default layer for training: chosen by `python -m benchmarks.layer_sweep` on synthetic claims made from HotpotQA
@@ -109,6 +120,26 @@ def clipped(text: str, limit: int = PASSAGE_CAP) -> str:
         kept.append(sentence)
         length += len(sentence) + 1
     return " ".join(kept) or text[:limit]
+
+
+def relevant_clip(text: str, claim: str, limit: int) -> str:
+    """The passage's first sentence and then the sentences sharing most of the claim's words, as many as fit in
+    `limit` characters, in the passage's own order (the lead alone when no later sentence shares a word)."""
+    if len(text) <= limit:
+        return text
+    sentences = split_sentences(text)
+    if len(sentences) < 2:
+        return clipped(text, limit)
+    wanted = stems(claim)
+    order = sorted(range(1, len(sentences)), key=lambda i: (-len(wanted & stems(sentences[i])), i))
+    kept, length = {0}, len(sentences[0])
+    for i in order:
+        if not wanted & stems(sentences[i]):
+            break
+        if length + len(sentences[i]) + 1 <= limit:
+            kept.add(i)
+            length += len(sentences[i]) + 1
+    return " ".join(sentences[i] for i in sorted(kept))[:limit]
 
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
@@ -159,12 +190,16 @@ def passages_read(documents: list[dict], claim: str | None = None,
     always at least the first."""
     if claim:
         named, linked, rest = chain_groups(claim, documents, rule)
-        ordered = [(d, rule.cap) for d in [*named, *linked]] + [(d, rule.rest_cap or rule.cap) for d in rest]
+        rest_cap = rule.rest_cap or rule.cap
+        if not named and not linked and rule.unnamed_cap:
+            rest_cap = rule.unnamed_cap
+        ordered = [(d, rule.cap) for d in [*named, *linked]] + [(d, rest_cap) for d in rest]
     else:
         ordered = [(d, rule.cap) for d in documents]
     chosen, used = [], 0
     for doc, cap in ordered:
-        text = clipped(doc["text"], min(cap, rule.cap))
+        limit = min(cap, rule.cap)
+        text = relevant_clip(doc["text"], claim, limit) if rule.relevant and claim else clipped(doc["text"], limit)
         size = len(doc["title"]) + len(text) + 4
         if chosen and used + size > rule.budget:
             continue

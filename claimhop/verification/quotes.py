@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from claimhop.entities.matching import mentions
+from claimhop.verification.direction import opposite
 from claimhop.retrieval.encoder import encode
 from claimhop.retrieval.titles import normalize_title
 from claimhop.sentences import split_sentences
@@ -21,6 +22,10 @@ from state.instructions import is_instruction
 
 WORD_WEIGHT = 0.5  # the fact's rarity-weighted words a sentence shares, at half a cosine: names and numbers count
 SECOND_GAIN = 0.25  # a second quote only when it holds a quarter of the fact's words the first lacks
+# A quote shown as stating its fact must hold at least half of the fact's (rarity-weighted) words, its title
+# counted, across the fact's quotes, and point no other way (claimhop.verification.direction); else it is only
+# the closest sentence read. Not tuned: half is where a sentence says more of the fact than it leaves out.
+STATES_SHARE = 0.5
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "the a an and or of in on at to for by with from as is was were are be been being that which who whom whose "
@@ -43,7 +48,10 @@ def quotes_for(facts: list[str], passages: list[dict]) -> list[list[dict]]:
     when it holds at least SECOND_GAIN of the fact's (rarity-weighted) words the first lacks, so a fact about
     a described subject quotes both the sentence naming who it is and the one saying what is claimed of them
     ("Currie was the lead vocalist of the Runaways" + "Cherie Ann Currie ... is an American musician"). The second
-    must come from the first's article or from an article the first names."""
+    must come from the first's article or from an article the first names. Each quote also says whether it
+    `states` the fact (enough of its words, the same direction) or, with enough of its words, points the
+    `opposite` way ("correlated with poor prognosis" for "associated with better outcomes"), so the answer never shows a refuting sentence as
+    support."""
     pool = candidate_sentences(passages)
     if not pool or not facts:
         return [[] for _ in facts]
@@ -72,6 +80,9 @@ def quotes_for(facts: list[str], passages: list[dict]) -> list[list[dict]]:
         second = int(np.argmax(gains + 0.01 * scores))
         if gains[second] >= SECOND_GAIN:
             picked.append(second)
-        chosen.append([{"title": pool[i][0], "sentence": pool[i][1], "score": round(float(scores[i]), 4)}
+        covered = sum(v for w, v in wanted.items() if any(w in bags[i] for i in picked)) / total
+        chosen.append([{"title": pool[i][0], "sentence": pool[i][1], "score": round(float(scores[i]), 4),
+                        "states": covered >= STATES_SHARE and not opposite(fact, pool[i][1]),
+                        "opposite": covered >= STATES_SHARE and opposite(fact, pool[i][1])}
                        for i in sorted(picked)])
     return chosen

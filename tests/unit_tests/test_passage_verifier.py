@@ -264,7 +264,7 @@ def test_the_verify_stage_reads_once_and_quotes_every_fact(monkeypatch):
     no_dspy_model(monkeypatch)
     engine = FakeEngine(np.array([3.0, 1.0, 0.0, 0.0]))
     monkeypatch.setattr(verify, "local_engine", lambda: engine)
-    monkeypatch.setattr(verify, "load_head", lambda: tiny_head())
+    monkeypatch.setattr(verify, "load_head", lambda *path: tiny_head())
     from state.context import Context
 
     ctx = Context.from_any({"verifier": "passages"})
@@ -295,7 +295,7 @@ def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatc
 
     no_dspy_model(monkeypatch)
     monkeypatch.setattr(verify, "local_engine", lambda: Broken())
-    monkeypatch.setattr(verify, "load_head", lambda: tiny_head())
+    monkeypatch.setattr(verify, "load_head", lambda *path: tiny_head())
     from state.context import Context
 
     ctx = Context.from_any({"verifier": "passages", "model_attempts": 1})

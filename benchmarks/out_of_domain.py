@@ -1,0 +1,181 @@
+"""Claims outside Wikipedia (issue 55): evidence recall and 3-class verdicts on public claim sets whose evidence
+documents are a folder a user would have (benchmarks.claim_sets makes them from the public repositories).
+
+Retrieval comes from a `claimhop eval --recall-only --systems bm25,hybrid,claimhop` run on the set's sample (rows in
+`OUT/NAME/eval.jsonl`): evidence recall@5 and @21 count a claim when ANY of its evidence documents is among the first
+k (the sets list alternative evidence, not chains). Verdicts are given on claimhop's 21 documents by the verify
+stage's own parts: the passages its head reads (`passages_read` by the head's reading), the state (read once and
+cached, claimhop.evaluation.verifier_features), the head, the quotes and `judged` (claimhop.program.verify), for
+each head compared:
+- `before`: the bundled head as shipped at 9569faa (chain-order-1), no quote rule (the verdict then);
+- `bundled`: the bundled head with the quote rule (a sentence read that says the opposite contradicts);
+- `collection`: the head `claimhop train-verifier --corpus FOLDER` trained on that folder's own documents.
+The claim is quoted as one fact (the recall-only rows keep no plan). Paired by claim with exact McNemar.
+
+    python -m benchmarks.out_of_domain --sets healthver,climate-fever --root /work/ood --out docs/results/out-of-domain
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from claimhop.evaluation.report import mcnemar_exact
+from claimhop.evaluation.runner import rows_in
+
+LABELS = ("SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO")
+KS = (5, 21)
+HEADS = ("before", "bundled", "collection")
+
+
+def macro_f1(pairs: list[tuple[str, str]]) -> float:
+    """Mean F1 over the three labels (a label never predicted nor gold counts 0, as scikit-learn's zero_division=0)."""
+    scores = []
+    for label in LABELS:
+        tp = sum(g == label and p == label for g, p in pairs)
+        fp = sum(g != label and p == label for g, p in pairs)
+        fn = sum(g == label and p != label for g, p in pairs)
+        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return 100 * float(np.mean(scores))
+
+
+def evidence_recall(rows: list[dict], k: int) -> float | None:
+    """Share of claims with evidence whose any evidence document is among the first k titles."""
+    hits = [any(t in row["gold"] for t in row["titles"][:k]) for row in rows if row.get("gold")]
+    return float(np.mean(hits)) if hits else None
+
+
+def heads_for(folder: Path) -> dict[str, object]:
+    from claimhop.verification.head import HEAD_FILE, collection_head, load_head
+
+    heads = {"before": load_head(HEAD_FILE), "bundled": load_head(HEAD_FILE)}
+    trained = collection_head(str(folder))
+    if trained is not None:
+        heads["collection"] = load_head(trained)
+    return heads
+
+
+def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[str, list[str]]) -> list[dict]:
+    """One row per (claim, head): the verdict, its probabilities and the seconds the state took to read (0 when
+    it was cached)."""
+    from tqdm import tqdm
+
+    from claimhop.evaluation.verifier_features import documents_for, state_of
+    from claimhop.program.verify import judged
+    from claimhop.retrieval.factory import search_engine
+    from claimhop.verification.passages import passages_read
+    from claimhop.verification.quotes import quotes_for
+
+    corpus = search_engine(str(folder)).corpus
+    heads = heads_for(folder)
+    rows = []
+    for claim in tqdm(claims, desc=f"{name} verdicts", unit="claim"):
+        documents = documents_for(corpus, retrieved[claim["uid"]])
+        for head_name, head in heads.items():
+            started = time.time()
+            state, read_now = state_of(claim["claim"], documents, head.reading)
+            seconds = time.time() - started if read_now else 0.0
+            probs = head.probabilities(state)
+            passages = passages_read(documents, claim["claim"], head.reading)
+            quotes = [[]] if head_name == "before" else quotes_for([claim["claim"]], passages)
+            verdict, confidence, probs = judged(probs, quotes, head.threshold)
+            rows.append({"set": name, "uid": claim["uid"], "head": head_name, "label": claim["label"],
+                         "verdict": verdict, "confidence": confidence, "probabilities": probs,
+                         "read": [p["title"] for p in passages], "read_seconds": round(seconds, 2)})
+    return rows
+
+
+def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
+    """The set's table: retrieval per system, verdict per head, contradicted claims recognised, paired tests."""
+    by_system = {s: [r for r in eval_rows if r["system"] == s] for s in ("bm25", "hybrid", "claimhop")}
+    lines = [f"### {name}", "", "| system | evidence recall@5 | @21 | s/claim (retrieval) |", "|---|---|---|---|"]
+    for system, rows in by_system.items():
+        seconds = np.median([r.get("seconds", 0.0) for r in rows]) if rows else float("nan")
+        lines.append(f"| {system} | {fmt(evidence_recall(rows, 5))} | {fmt(evidence_recall(rows, 21))} | "
+                     f"{seconds:.1f} |")
+    lines += ["", "| claimhop head | 3-class macro-F1 | accuracy | contradicted recognised | supported right | "
+              "not-enough-info right | read s (median, when read) |", "|---|---|---|---|---|---|---|"]
+    correct: dict[str, dict[str, bool]] = {}
+    for head in HEADS:
+        rows = [r for r in verdicts if r["head"] == head]
+        if not rows:
+            continue
+        pairs = [(r["label"], r["verdict"]) for r in rows]
+        correct[head] = {r["uid"]: r["label"] == r["verdict"] for r in rows}
+        per = {label: (sum(g == p == label for g, p in pairs), sum(g == label for g, _ in pairs)) for label in LABELS}
+        read = [r["read_seconds"] for r in rows if r["read_seconds"]]
+        lines.append(f"| {head} | {macro_f1(pairs):.1f} | {np.mean([g == p for g, p in pairs]):.3f} | "
+                     f"{per['CONTRADICTED'][0]}/{per['CONTRADICTED'][1]} | {per['SUPPORTED'][0]}/{per['SUPPORTED'][1]} | "
+                     f"{per['INSUFFICIENT_INFO'][0]}/{per['INSUFFICIENT_INFO'][1]} | "
+                     f"{np.median(read) if read else 0:.1f} |")
+    lines.append("")
+    for head in ("bundled", "collection"):
+        if head in correct and "before" in correct:
+            only_new = sum(correct[head][u] and not correct["before"][u] for u in correct[head])
+            only_old = sum(correct["before"][u] and not correct[head][u] for u in correct[head])
+            lines.append(f"- {head} vs before, paired on {len(correct[head])} claims: right only with {head} "
+                         f"{only_new}, only before {only_old} (exact McNemar p = {mcnemar_exact(only_new, only_old):.2g})")
+    return lines + [""]
+
+
+def fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def plot(summary: dict[str, dict[str, float]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(summary)
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    width = 0.8 / len(HEADS)
+    for i, head in enumerate(HEADS):
+        ys = [summary[n].get(head, 0.0) for n in names]
+        ax.bar(np.arange(len(names)) + i * width, ys, width, label=head)
+    ax.axhline(100 / 3, color="grey", linestyle=":", label="chance (3 labels)")
+    ax.set_xticks(np.arange(len(names)) + width * (len(HEADS) - 1) / 2)
+    ax.set_xticklabels(names)
+    ax.set_ylabel("3-class macro-F1")
+    ax.set_title("Verdicts outside Wikipedia, on claimhop's 21 documents")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main() -> None:
+    from claimhop.evaluation.data import load_claims
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sets", default="healthver,climate-fever")
+    parser.add_argument("--root", default="/work/ood", help="folders made by benchmarks.claim_sets")
+    parser.add_argument("--out", default="docs/results/out-of-domain")
+    args = parser.parse_args()
+    out = Path(args.out)
+    lines, summary = ["# Claims outside Wikipedia", ""], {}
+    for name in args.sets.split(","):
+        root = Path(args.root) / name
+        sample = next(root.glob("sample-*.jsonl"))
+        claims = load_claims(sample)
+        eval_rows = rows_in(out / name / "eval.jsonl")
+        for row in eval_rows:
+            row["titles"] = row["titles"] if isinstance(row["titles"], list) else []
+        retrieved = {r["uid"]: r["titles"][:21] for r in eval_rows if r["system"] == "claimhop"}
+        claims = [c for c in claims if c["uid"] in retrieved]
+        verdicts = verdict_rows(name, root / "documents", claims, retrieved)
+        (out / name / "verdicts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in verdicts), encoding="utf-8")
+        lines += table(name, eval_rows, verdicts)
+        summary[name] = {h: macro_f1([(r["label"], r["verdict"]) for r in verdicts if r["head"] == h])
+                         for h in HEADS if any(r["head"] == h for r in verdicts)}
+    (out / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    plot(summary, out / "macro-f1.png")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""`claimhop train-verifier --corpus FOLDER`: a verdict head for one collection, learned from the collection itself.
+
+Labelled claims are made from the collection's own documents (claimhop.evaluation.collection_claims), each read
+once by the local model as a check reads (features cached, so a stopped run resumes and a finished one is never
+read twice), and the two heads are fitted on what was read: `support` (SUPPORTED or not) and `kind`
+(CONTRADICTED or not settled). The head is saved in the collection's index folder with its provenance; a check on
+that collection uses it (claimhop.verification.head.head_file). It reads as `COLLECTION_READING`: passages by the
+claim's words, five of them when the claim names no document."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from claimhop.atomic import write_text
+from claimhop.evaluation.collection_claims import collection_claims
+from claimhop.evaluation.train_verifier import answer_rows, fit_logistic, head_inputs
+from claimhop.evaluation.verifier_features import extract_features, features_dir, load_features
+from claimhop.lm.weights import QWEN_CODER_1_5B
+from claimhop.verification.head import COLLECTION_HEAD, save_head
+from claimhop.verification.passages import READ_BLOCKS, READ_BUDGET, ReadingRule, reading_rule
+
+SOURCES = 60  # documents claims are made from: ~170 items, about 30 min here (SECONDS_A_READ)
+SECONDS_A_READ = 10  # one pass over ~3,000 characters on 2 cores (docs/speed.md), for the estimate shown first
+COLLECTION_READING = "chain-order-1-relevant"
+NEIGHBOURS = 8  # search depth for the passages read beside a claim's source
+
+
+def collection_rule() -> ReadingRule:
+    return reading_rule(COLLECTION_READING, READ_BLOCKS, READ_BUDGET)
+
+
+def claims_file(folder: Path) -> Path:
+    return folder / "verifier-claims.jsonl"
+
+
+def made_claims(source: Path, folder: Path, sources: int, seed: int) -> list[dict]:
+    """The collection's labelled claims: made once and kept in the index folder (a resumed training reads the same
+    claims), remade when the count or seed asked differs."""
+    from claimhop.retrieval.factory import search_engine
+    from claimhop.retrieval.titles import normalize_title
+
+    path = claims_file(folder)
+    if path.is_file():
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if rows and rows[0].get("made_with") == {"sources": sources, "seed": seed}:
+            return rows
+    engine = search_engine(str(source))
+    corpus = engine.corpus
+
+    def neighbours(claim: str, title: str) -> list[str]:
+        return [h.title for h in engine.search(claim, NEIGHBOURS, mode="hybrid")
+                if normalize_title(h.title) != normalize_title(title)]
+
+    rows = [{**item, "key": f"collection:{item['id']}", "made_with": {"sources": sources, "seed": seed}}
+            for item in collection_claims(corpus.titles, corpus.texts, neighbours, sources, seed)]
+    write_text(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    return rows
+
+
+def train_collection_head(source: str | Path, sources: int = SOURCES, seed: int = 0, say=print) -> Path:
+    """Make, read and fit; returns the head file written in the collection's index folder."""
+    from claimhop.retrieval.collection import default_folder
+    from claimhop.retrieval.documents import is_collection_source
+    from claimhop.retrieval.factory import search_engine
+    from claimhop.lm.weights import gguf_path
+
+    source = Path(source).expanduser()
+    if not is_collection_source(source):
+        raise ValueError(f"{source} is not a folder or table of documents: `--corpus` takes what `claimhop index` "
+                         "indexed")
+    folder = default_folder(source)
+    started = time.time()
+    items = made_claims(source, folder, sources, seed)
+    labels = Counter(item["kind"] for item in items)
+    if min(labels.get(k, 0) for k in ("SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO")) < 5:
+        raise ValueError(f"{source}: too few claims could be made from its documents ({dict(labels)}); a head needs "
+                         "sentences that state findings (a direction or a number)")
+    rule = collection_rule()
+    corpus = search_engine(str(source)).corpus
+    cached = features_dir(rule)
+    say(f"{len(items)} claims made from {sources} documents of {source} ({labels['SUPPORTED']} supported, "
+        f"{labels['CONTRADICTED']} contradicted, {labels['INSUFFICIENT_INFO']} not settled); reading those not read "
+        f"yet takes about {SECONDS_A_READ} s each (features in {cached})")
+    extract_features(items, corpus, desc="collection claims", rule=rule)
+    states = load_features(items, corpus, rule=rule)
+    rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
+    x, mean, scale = head_inputs(states, rows)
+    supported = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
+    groups = [item["group"] for item in items]
+    support, c_support = fit_logistic(x, supported, groups, balanced=True)
+    false = supported == 0
+    contradicted = np.array([item["kind"] == "CONTRADICTED" for item in items], dtype=int)
+    kind, c_kind = fit_logistic(x[false], contradicted[false], [g for g, f in zip(groups, false) if f], balanced=True)
+    yes_only, _ = fit_logistic(x[:, -1:], supported, groups, c=1.0, balanced=True)
+    arrays = {
+        "mean": mean, "scale": scale, "answer_rows": rows,
+        "support_weights": support.weights, "support_bias": np.array(support.bias),
+        "kind_weights": kind.weights, "kind_bias": np.array(kind.bias), "threshold": np.array(0.5),
+        "yes_calibration": np.array([yes_only.weights[0] / scale[-1],
+                                     yes_only.bias - yes_only.weights[0] * mean[-1] / scale[-1]]),
+        "fold_weights": np.zeros((0, x.shape[1])), "fold_biases": np.zeros(0),
+    }
+    provenance = {
+        "what": f"a passage verifier head for the collection {source}, trained on claims made from its own documents",
+        "command": f"claimhop train-verifier --corpus {source}",
+        "trained_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256,
+        "prompt": rule.version(), "reading": rule.name, "passage_budget_chars": rule.budget,
+        "read_blocks": rule.blocks,
+        "training_data": {"collection": {"source": str(source), "claims": str(claims_file(folder)),
+                                         "items": len(items), "by_variant": dict(Counter(i["variant"] for i in items)),
+                                         "made_from": "the collection's own sentences; see "
+                                                      "claimhop.evaluation.collection_claims"}},
+        "support_head": {"C": c_support, "items": len(items), "supported": int(supported.sum()),
+                         "class_weight": "balanced"},
+        "kind_head": {"C": c_kind, "items": int(false.sum()), "contradicted": int(contradicted[false].sum()),
+                      "class_weight": "balanced"},
+        "seconds": round(time.time() - started, 1),
+    }
+    head = folder / COLLECTION_HEAD
+    save_head(arrays, provenance, head, head.with_suffix(".json"))
+    return head
