@@ -25,7 +25,7 @@ from claimhop.sentences import split_sentences
 from claimhop.verification.direction import directions, turned
 
 MIN_WORDS, MAX_WORDS = 8, 45  # a finding: longer than a heading, shorter than a run-on list
-SHOWN = 3  # passages read with a claim: its source and two that search finds beside it
+SHOWN = 6  # passages given with a claim: its source and five search finds beside it (a check reads about as many)
 LEAD_IN = re.compile(
     r"^(?:(?:in )?(?:conclusions?|summary|results?|findings?|interpretation)\s*[:,.]\s*|"
     r"(?:in conclusion|overall|taken together|together|collectively|importantly|moreover|furthermore|however|thus|"

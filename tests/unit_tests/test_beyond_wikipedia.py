@@ -108,7 +108,7 @@ def test_a_collection_gives_supported_contradicted_and_unsettled_claims_from_its
     texts = [d["text"] for d in ABSTRACTS] + [f"Unrelated note number {i} on hospital staffing." for i in range(4)]
 
     def neighbours(claim: str, source: str) -> list[str]:
-        return [t for t in titles if t != source][:5]
+        return [t for t in titles if t != source]
 
     items = collection_claims(titles, texts, neighbours, count=3, seed=0)
     assert {i["kind"] for i in items} == {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
