@@ -10,7 +10,8 @@ each head compared:
 - `before`: the bundled head as shipped at 9569faa (chain-order-1), no quote rule (the verdict then);
 - `bundled`: the bundled head with the quote rule (a sentence read that says the opposite contradicts);
 - `collection`: the head `claimhop train-verifier --corpus FOLDER` trained on that folder's own documents.
-The claim is quoted as one fact (the recall-only rows keep no plan). Paired by claim with exact McNemar.
+The claim is quoted as one fact (the recall-only rows keep no plan); a claim none of whose names the documents
+mention gets the stage's INSUFFICIENT_INFO first, as in a check. Paired by claim with exact McNemar.
 
     python -m benchmarks.out_of_domain --sets healthver,climate-fever --root /work/ood --out docs/results/out-of-domain
 """
@@ -30,6 +31,9 @@ from claimhop.evaluation.runner import rows_in
 LABELS = ("SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO")
 KS = (5, 21)
 HEADS = ("before", "bundled", "collection")
+# what the committed retrieval rows keep: no claim text or query (the sets' texts stay out of the repository)
+KEPT = ("system", "uid", "label", "gold", "titles", "recall@5", "recall@21", "seconds", "lm_calls", "tokens",
+        "fingerprint")
 
 
 def macro_f1(pairs: list[tuple[str, str]]) -> float:
@@ -64,8 +68,9 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
     it was cached)."""
     from tqdm import tqdm
 
+    from claimhop.entities.ner import extract_entities, unique
     from claimhop.evaluation.verifier_features import documents_for, state_of
-    from claimhop.program.verify import judged
+    from claimhop.program.verify import ToVerify, judged, nothing_to_go_on
     from claimhop.retrieval.factory import search_engine
     from claimhop.verification.passages import passages_read
     from claimhop.verification.quotes import quotes_for
@@ -75,6 +80,12 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
     rows = []
     for claim in tqdm(claims, desc=f"{name} verdicts", unit="claim"):
         documents = documents_for(corpus, retrieved[claim["uid"]])
+        names = unique(extract_entities([claim["claim"]], with_spans=True)[0])  # as the graph finds them
+        if (empty := nothing_to_go_on(ToVerify(claim["claim"], documents, names))) is not None:
+            rows += [{"set": name, "uid": claim["uid"], "head": head_name, "label": claim["label"],
+                      "verdict": empty.verdict, "confidence": empty.confidence, "probabilities": {},
+                      "read": [], "read_seconds": 0.0, "nothing_to_go_on": True} for head_name in heads]
+            continue
         for head_name, head in heads.items():
             started = time.time()
             state, read_now = state_of(claim["claim"], documents, head.reading)
@@ -155,6 +166,8 @@ def main() -> None:
     parser.add_argument("--sets", default="healthver,climate-fever")
     parser.add_argument("--root", default="/work/ood", help="folders made by benchmarks.claim_sets")
     parser.add_argument("--out", default="docs/results/out-of-domain")
+    parser.add_argument("--rows", help="folder holding NAME/eval.jsonl of the recall-only runs (default: --out); "
+                        "the committed copy keeps no claim text (NAME/retrieval.jsonl)")
     args = parser.parse_args()
     out = Path(args.out)
     lines, summary = ["# Claims outside Wikipedia", ""], {}
@@ -162,9 +175,12 @@ def main() -> None:
         root = Path(args.root) / name
         sample = next(root.glob("sample-*.jsonl"))
         claims = load_claims(sample)
-        eval_rows = rows_in(out / name / "eval.jsonl")
+        eval_rows = [{key: row.get(key) for key in KEPT}
+                     for row in rows_in(Path(args.rows or out) / name / "eval.jsonl")]
         for row in eval_rows:
-            row["titles"] = row["titles"] if isinstance(row["titles"], list) else []
+            row["titles"] = (row["titles"] or [])[:50]
+        (out / name).mkdir(parents=True, exist_ok=True)
+        (out / name / "retrieval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in eval_rows), encoding="utf-8")
         retrieved = {r["uid"]: r["titles"][:21] for r in eval_rows if r["system"] == "claimhop"}
         claims = [c for c in claims if c["uid"] in retrieved]
         verdicts = verdict_rows(name, root / "documents", claims, retrieved)
