@@ -1,0 +1,89 @@
+"""`claimhop train-verifier --corpus FOLDER`: a head for one collection, made from claims of its own documents, kept
+with its index and used by checks on it. The real index is built; the model's pass is replaced by states that
+carry the label (this test is about the plumbing; the real reads are measured by benchmarks.out_of_domain)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import claimhop.cli.main
+from claimhop.evaluation import collection_head
+from claimhop.retrieval.collection import default_folder
+from claimhop.verification.head import HEAD_FILE, head_file, load_head
+from claimhop.verification.passages import READ_BLOCKS
+
+DRUGS = ["Amlodipine", "Losartan", "Metformin", "Atorvastatin", "Lisinopril", "Sertraline", "Omeprazole",
+         "Simvastatin", "Levothyroxine", "Albuterol", "Gabapentin", "Hydrochlorothiazide", "Furosemide", "Warfarin"]
+
+
+def write_collection(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for i, drug in enumerate(DRUGS):
+        (folder / f"{drug.lower()}.md").write_text(
+            f"# {drug} trial {i}\n\nA randomised trial enrolled {120 + i} adults with chronic disease. "
+            f"Treatment with {drug} increased the rate of remission compared with placebo over two years. "
+            f"Side effects were mild and were reported in a few patients of each group.\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAIMHOP_VERIFIER_HEAD", raising=False)
+    monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+    return tmp_path
+
+
+def test_a_collection_gets_its_own_head_and_checks_on_it_use_it(home, monkeypatch, capsys):
+    folder = write_collection(home / "trials")
+    assert claimhop.cli.main.main(["index", str(folder)]) == 0
+    assert head_file(str(folder)) == HEAD_FILE  # untrained: the bundled head
+    read: list[str] = []
+
+    def fake_read(items, corpus, desc="", rule=None):  # the model's pass, recorded
+        read.extend(item["key"] for item in items)
+        assert rule.name == "chain-order-1-relevant" and rule.blocks == READ_BLOCKS
+
+    def fake_states(items, corpus, rule=None):  # a state that says the label, plus noise
+        rng = np.random.default_rng(0)
+        codes = {"SUPPORTED": 0, "CONTRADICTED": 1, "INSUFFICIENT_INFO": 2}
+        states = rng.normal(size=(len(items), 8))
+        states[np.arange(len(items)), [codes[i["kind"]] for i in items]] += 4.0
+        return states
+
+    monkeypatch.setattr(collection_head, "extract_features", fake_read)
+    monkeypatch.setattr(collection_head, "load_features", fake_states)
+    monkeypatch.setattr(collection_head, "answer_rows", lambda path: np.ones((4, 8)))
+    assert claimhop.cli.main.main(["train-verifier", "--corpus", str(folder), "--sources", "12"]) == 0
+    said = capsys.readouterr().out
+    assert "claims made from 12 documents" in said and "about 10 s each" in said  # the cost, before reading
+    head = default_folder(folder) / "verifier_head.npz"
+    assert head.is_file() and head_file(str(folder)) == head  # the index remembers its head
+    provenance = json.loads(head.with_suffix(".json").read_text())
+    assert provenance["reading"] == "chain-order-1-relevant"
+    assert provenance["training_data"]["collection"]["items"] == len(read) >= 30
+    claims = [json.loads(line) for line in (default_folder(folder) / "verifier-claims.jsonl").read_text().splitlines()]
+    assert {c["kind"] for c in claims} == {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    trained = load_head(head)
+    states = fake_states(claims, None)
+    right = [trained.probabilities(s)["supported"] >= 0.5 for s, c in zip(states, claims) if c["kind"] == "SUPPORTED"]
+    assert np.mean(right) > 0.9  # it learned what it was shown
+    # a second run reads the same claims again from the index folder (a stopped training resumes)
+    read.clear()
+    assert claimhop.cli.main.main(["train-verifier", "--corpus", str(folder), "--sources", "12"]) == 0
+    assert len(read) == len(claims)
+
+
+def test_train_verifier_corpus_names_what_is_wrong(home, capsys):
+    def error(*args: str) -> str:
+        assert claimhop.cli.main.main(["train-verifier", *args]) != 0
+        return capsys.readouterr().err
+
+    assert "nothing-here is not a folder or table of documents" in error("--corpus", str(home / "nothing-here"))
+    assert "--sources must be at least 10" in error("--corpus", str(home), "--sources", "3")
+    folder = write_collection(home / "unindexed")
+    assert f"run `claimhop index {folder}` first" in error("--corpus", str(folder))
