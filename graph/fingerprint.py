@@ -86,7 +86,8 @@ def program_identity(ctx: Context) -> str:
     from claimhop.program import program_file
     from claimhop.verification.head import head_file
 
-    return _file_digest(program_file(ctx.use_optimized_program, ctx.program_path)) + " " + _file_digest(head_file())
+    return (_file_digest(program_file(ctx.use_optimized_program, ctx.program_path)) + " "
+            + _file_digest(head_file(ctx.corpus_path, ctx.index_dir)))  # the collection's own head, when trained
 
 
 def search_identity(ctx: Context) -> dict[str, Any]:

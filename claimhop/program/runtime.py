@@ -26,9 +26,11 @@ T = TypeVar("T")
 
 def settings_of(runtime: Any) -> Context:
     """The run's settings from LangGraph's runtime (a Context, a dict from the server, or nothing). In a server,
-    settings a client may not choose (engine, paths outside the allowed folders) are refused here too."""
+    a client's empty values mean the operator's, and settings a client may not choose (engine, paths outside the
+    allowed folders, values over the operator's limits) are refused here too."""
     raw = getattr(runtime, "context", None)
     if client_policy.enforced():
+        raw = client_policy.with_operator_values(raw)
         problem = client_policy.client_settings_problem(raw)
         if problem:
             raise ValueError(problem)

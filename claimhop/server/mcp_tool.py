@@ -115,13 +115,20 @@ async def check_claim(
 
 def transport_security():
     """Without a key the server is on loopback, and the `mcp` package's check of Host and Origin headers keeps a
-    web page that rebinds its own name to 127.0.0.1 out (its default). With a key the server may be reached by any
-    name, and the key keeps such pages out (they cannot read it), so the header check is off."""
+    web page that rebinds its own name to 127.0.0.1 out (its default), a second copy of the check claimhop's
+    middleware makes on every route (claimhop.server.origins). With a key the server may be reached by any name,
+    and the key keeps such pages out (they cannot read it); with CLAIMHOP_ALLOWED_HOSTS or CLAIMHOP_ALLOWED_ORIGINS
+    the operator widened the middleware's lists, which the package's loopback-only copy would contradict. In both
+    cases the package's check is off and the middleware's decides."""
+    import os
+
     from mcp.server.transport_security import TransportSecuritySettings
 
     from claimhop.server.keys import expected_key
+    from claimhop.server.origins import HOSTS_ENV, ORIGINS_ENV
 
-    return TransportSecuritySettings(enable_dns_rebinding_protection=False) if expected_key() else None
+    widened = any(os.environ.get(name, "").strip() for name in (HOSTS_ENV, ORIGINS_ENV))
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False) if expected_key() or widened else None
 
 
 def mcp_app():

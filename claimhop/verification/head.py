@@ -144,7 +144,7 @@ def load_head(npz: Path | None = None, json_path: Path | None = None) -> Verdict
 
     npz = npz or head_file()
     json_path = json_path or npz.with_suffix(".json")  # the bundled pair too: verifier_head.npz / .json
-    key = str(npz)
+    key = f"{npz}|{npz.stat().st_mtime_ns if npz.is_file() else 0}"  # a head retrained in place is loaded anew
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
