@@ -20,8 +20,9 @@ __all__ = ["GROUPS", "MAX_CLAIM_CHARS", "MODEL_STEPS", "Context", "Tuning", "set
 
 @dataclass(kw_only=True, init=False)
 class Context:
-    """How one claimhop run behaves. A setting not given falls back to CLAIMHOP_<NAME> in the environment, then
-    to its default; one given explicitly always wins, even when it equals the default."""
+    """How one claimhop run behaves. A setting not given (or given as None, JSON's null) falls back to
+    CLAIMHOP_<NAME> in the environment, then to its default; one given explicitly always wins, even when it equals
+    the default."""
 
     # model
     model: str = setting(
@@ -96,6 +97,8 @@ class Context:
 
     def __init__(self, **given: Any) -> None:
         known = {f.name for f in fields(self)}
+        given = {name: value for name, value in given.items()  # a setting given as null: not given
+                 if value is not None or name not in known | set(TUNING_NAMES)}
         unknown = sorted(set(given) - known - set(TUNING_NAMES))
         if unknown:
             raise TypeError(f"unknown setting(s): {', '.join(unknown)}")

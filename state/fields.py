@@ -18,12 +18,13 @@ def setting(default: Any, description: str, low: float | None = None, high: floa
 
 
 def fill(obj: Any, given: dict[str, Any]) -> None:
-    """Set every field of dataclass `obj` from `given`, the environment or its default, checked."""
+    """Set every field of dataclass `obj` from `given`, the environment or its default, checked. A value given as
+    None counts as not given (a form's empty field, JSON's null): the environment or the default fills it."""
     for f in fields(obj):
         if f.metadata.get("nested"):
             continue
         env = os.environ.get(ENV_PREFIX + f.name.upper())
-        if f.name in given:
+        if given.get(f.name) is not None:
             value = given[f.name]
         elif env is not None:
             value = coerce(f.name, env, f.type)

@@ -30,8 +30,9 @@ AXES: tuple[tuple[tuple[str, str], ...], ...] = (
      ("induced", "prevented")),
     (("beneficial", "harmful"), ("protective", "detrimental"), ("safe", "unsafe"), ("effective", "ineffective")),
 )
-# a negation within NEGATION_REACH words before a direction word reverses it ("did not increase")
 NEGATIONS = frozenset("not no never neither nor without cannot n't fails failed lack lacks".split())
+# a negation reverses the first direction word within this many words after it ("did not significantly increase");
+# not tuned: three words hold an auxiliary and an adverb
 NEGATION_REACH = 3
 OPPOSITES = {a: b for pairs in AXES for pair in pairs for a, b in (pair, pair[::-1])}
 _WORD = re.compile(r"[a-z]+(?:n't)?")

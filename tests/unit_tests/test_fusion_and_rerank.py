@@ -117,7 +117,11 @@ def test_reranker_spec_errors_are_clear():
         make_reranker("os:getcwd")
 
 
-def test_server_clients_may_pick_the_lm_reranker_but_not_code():
+def test_server_clients_may_pick_the_lm_reranker_when_the_operator_allows_it_but_never_code(monkeypatch):
+    monkeypatch.delenv("CLAIMHOP_RERANKER", raising=False)
+    monkeypatch.setenv("CLAIMHOP_CLIENT_LIMITS", "reranker=lm")
     assert client_settings_problem({"reranker": "lm"}) is None
     assert "re-ranker" in client_settings_problem({"reranker": "os:getcwd"})
+    monkeypatch.delenv("CLAIMHOP_CLIENT_LIMITS")  # the default: a client's check makes no ~100x model calls
+    assert "CLAIMHOP_CLIENT_LIMITS=reranker=lm" in client_settings_problem({"reranker": "lm"})
 

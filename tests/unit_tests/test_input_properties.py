@@ -42,11 +42,16 @@ def test_settings_are_valid_or_refused_naming_the_setting(value):
         message = str(err)
         assert any(name in message for name in value) or "unknown setting" in message
         return
+    own = Context()  # a value given as null counts as not given: the environment or the default fills it
     for name in value:
         if name == "tuning":  # a knob given both flat and in `tuning` takes the flat value
-            assert all(same(ctx.tuning.value(k), v) for k, v in (value[name] or {}).items() if k not in value)
+            assert all(same(ctx.tuning.value(k), own.tuning.value(k) if v is None else v)
+                       for k, v in (value[name] or {}).items() if k not in value or value[k] is None)
             continue
-        assert same(ctx.value(name), value[name])
+        nested = value.get("tuning") if isinstance(value.get("tuning"), dict) else {}
+        if value[name] is None and nested.get(name) is not None:
+            continue  # a null flat knob leaves the one in `tuning` (checked above)
+        assert same(ctx.value(name), own.value(name) if value[name] is None else value[name])
 
 
 def same(kept, given) -> bool:

@@ -161,7 +161,7 @@ def test_claimhop_home_must_be_a_usable_folder(tmp_path, monkeypatch):
 # --- a server's client chooses nothing that leaves the server (issue 42) ---------------------------------------
 
 LEAVING_MODELS = ["huggingface/https://evil.example/v1", "anthropic/claude-3-5-sonnet", "oobabooga/http://10.0.0.5/x",
-                  "openai/gpt-4o", " local", "LOCAL", "local\n", 5, None, ["local"]]
+                  "openai/gpt-4o", " local", "LOCAL", "local\n", 5, ["local"]]  # None, "": the server's own (issue 56)
 
 
 @pytest.mark.parametrize("model", LEAVING_MODELS)
@@ -323,7 +323,7 @@ def guarded(monkeypatch, key: str | None = "k3y"):
     else:
         monkeypatch.setenv("CLAIMHOP_SERVER_KEY", key)
     inner = Starlette(routes=[Route("/{path:path}", echo, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])])
-    return TestClient(Guard(inner))
+    return TestClient(Guard(inner), base_url="http://127.0.0.1:2024")  # the server's own name (Host header)
 
 
 BAD_RUN = {"input": {"claim": CLAIM}, "context": {"corpus_path": "/etc/passwd"}}
@@ -386,7 +386,7 @@ def test_bodies_over_the_limit_are_refused_unread(monkeypatch):
 def test_a_deeply_nested_body_is_refused_in_one_line(monkeypatch):
     client = guarded(monkeypatch, key=None)
     refused = client.post("/runs/wait", content=b"[" * 200_000)
-    assert refused.status_code == 422 and refused.json()["detail"] == "the request body is nested too deeply"
+    assert refused.status_code == 422 and refused.json()["detail"].startswith("the request body is nested too deeply")
 
 
 # --- an exposed server is never open by accident -------------------------------------------------------------
