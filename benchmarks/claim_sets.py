@@ -24,7 +24,6 @@ import json
 import random
 import re
 import subprocess
-import sys
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -451,8 +450,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--per-label", type=int, default=PER_LABEL, help="sampled claims per label (default 15)")
     args = parser.parse_args(argv)
     counts = write_set(SETS[args.set], Snapshot(args.snapshot), args.out, args.per_label)
-    json.dump(counts, sys.stdout, indent=1)
-    print()
+    print(json.dumps(counts, indent=1))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from claimhop.atomic import atomic_path, write_text
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.runner import rows_in
 
@@ -156,7 +157,8 @@ def plot(summary: dict[str, dict[str, float]], path: Path) -> None:
     ax.set_title("Verdicts outside Wikipedia, on claimhop's 21 documents")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
 
 
 def main() -> None:
@@ -180,15 +182,15 @@ def main() -> None:
         for row in eval_rows:
             row["titles"] = (row["titles"] or [])[:50]
         (out / name).mkdir(parents=True, exist_ok=True)
-        (out / name / "retrieval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in eval_rows), encoding="utf-8")
+        write_text(out / name / "retrieval.jsonl", "".join(json.dumps(r) + "\n" for r in eval_rows))
         retrieved = {r["uid"]: r["titles"][:21] for r in eval_rows if r["system"] == "claimhop"}
         claims = [c for c in claims if c["uid"] in retrieved]
         verdicts = verdict_rows(name, root / "documents", claims, retrieved)
-        (out / name / "verdicts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in verdicts), encoding="utf-8")
+        write_text(out / name / "verdicts.jsonl", "".join(json.dumps(r) + "\n" for r in verdicts))
         lines += table(name, eval_rows, verdicts)
         summary[name] = {h: macro_f1([(r["label"], r["verdict"]) for r in verdicts if r["head"] == h])
                          for h in HEADS if any(r["head"] == h for r in verdicts)}
-    (out / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(out / "README.md", "\n".join(lines) + "\n")
     plot(summary, out / "macro-f1.png")
     print("\n".join(lines))
 

@@ -8,6 +8,7 @@ claim interrupted on one machine resumes on any other that reaches the database,
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -20,10 +21,12 @@ from claimhop.cache_root import cache_root
 from claimhop.redact import shown_url
 
 CHECKPOINTS_ENV = "CLAIMHOP_CHECKPOINTS"
+FINGERPRINT_KEY = "claimhop_fingerprint"  # the checkpoint metadata naming the verdict fingerprint a step ran under
 SETUP_LOCK = 7203641  # the PostgreSQL advisory lock that makes table creation one process at a time
 SETUP_WAIT = 300.0  # seconds a process waits for another's table creation before saying so
 RUNS_TABLE = """CREATE TABLE IF NOT EXISTS claimhop_runs (
     thread_id TEXT PRIMARY KEY, settings TEXT NOT NULL, started DOUBLE PRECISION NOT NULL)"""
+log = logging.getLogger("claimhop")
 
 
 def checkpoints_path() -> Path:
@@ -115,21 +118,37 @@ class DurableChecks:
 
     def progress(self, thread_id: str) -> tuple[dict[str, Any], bool]:
         """(values, finished) of a thread; empty values for one never started."""
+        values, finished, _ = self._state(thread_id)
+        return values, finished
+
+    def _state(self, thread_id: str) -> tuple[dict[str, Any], bool, str | None]:
+        """(values, finished, the verdict fingerprint its last step ran under, if recorded) of a thread."""
         snapshot = self.app.get_state(thread_config(thread_id))
         # A node that finished after the last checkpoint left its writes behind: it is a task, not `next`.
-        return snapshot.values or {}, bool(snapshot.values) and not snapshot.next and not snapshot.tasks
+        finished = bool(snapshot.values) and not snapshot.next and not snapshot.tasks
+        return snapshot.values or {}, finished, (snapshot.metadata or {}).get(FINGERPRINT_KEY)
 
-    def run(self, claim: str, thread_id: str, context: Any, until: str | None = None) -> dict[str, Any]:
+    def run(self, claim: str, thread_id: str, context: Any, until: str | None = None,
+            fingerprint: str | None = None) -> dict[str, Any]:
         """The claim's final state on this thread: run from the start, resumed from the last finished node, or
         (finished before) read back. A thread holding another claim starts a new check of this one (its old
-        claim is neither finished nor read back). With `until`, the state as soon as that key holds something (the
+        claim is neither finished nor read back). With `fingerprint` (`graph.fingerprint.verdict_fingerprint` of
+        the run's settings), every step records it, and a thread whose check ran under another one (an upgrade, a
+        changed setting, model, head, corpus or index) starts a new check of the claim too, saying so in the log,
+        as an unnamed check gets a new thread. With `until`, the state as soon as that key holds something (the
         run stops there; a new check starts with it cleared)."""
-        values, finished = self.progress(thread_id)
+        values, finished, recorded = self._state(thread_id)
         if values and not holds(values, claim):
+            values, finished = {}, False
+        elif values and fingerprint and recorded != fingerprint:
+            log.warning("thread %r holds a check of this claim made under verdict fingerprint %s, not this run's %s "
+                        "(claimhop, a package, the model, the verifier head, the corpus, the index or a setting "
+                        "changed): checking the claim afresh on the same thread", thread_id,
+                        recorded or "(none recorded)", fingerprint)
             values, finished = {}, False
         if finished or (until and values.get(until)):
             return values
-        payload, config = None if values else {"claim": claim}, thread_config(thread_id)
+        payload, config = None if values else {"claim": claim}, thread_config(thread_id, fingerprint)
         if until is None:
             return self.app.invoke(payload, config, context=context, durability="sync")
         return until_written(self.app.stream(payload, config, context=context, stream_mode=["updates", "values"],
@@ -142,8 +161,9 @@ class DurableChecks:
         from graph.fingerprint import verdict_fingerprint
         from state.context import Context
 
-        thread_id = claim_thread(claim_id, claim, verdict_fingerprint(Context.from_any(context)))
-        return self.run(claim, self.start(settings, thread_id), context, until)
+        fingerprint = verdict_fingerprint(Context.from_any(context))
+        thread_id = claim_thread(claim_id, claim, fingerprint)
+        return self.run(claim, self.start(settings, thread_id), context, until, fingerprint)
 
     def close(self) -> None:
         self.connection.close()
@@ -234,5 +254,9 @@ def shared_checks() -> DurableChecks:
     return _SHARED[target]
 
 
-def thread_config(thread_id: str) -> dict[str, Any]:
-    return {"configurable": {"thread_id": thread_id}}
+def thread_config(thread_id: str, fingerprint: str | None = None) -> dict[str, Any]:
+    """A run's config on `thread_id`; with `fingerprint`, every checkpoint it writes records it in its metadata."""
+    config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
+    if fingerprint:
+        config["metadata"] = {FINGERPRINT_KEY: fingerprint}
+    return config

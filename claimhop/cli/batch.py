@@ -11,13 +11,15 @@ machine or any other that shares the checkpoints."""
 from __future__ import annotations
 
 import csv
+import fcntl
 import hashlib
 import io
 import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +103,34 @@ def refuse_duplicates(claims: list[dict], where: str, shown: int = 3) -> None:
                           "its own; a claim without one is named by its text)")
 
 
+class OutputBusyError(ValueError):
+    """Another run is writing the same results file."""
+
+
+def lock_file(out: Path) -> Path:
+    """The lock beside a results file (`RESULTS.lock`, an empty file, only ever locked)."""
+    return out.with_name(out.name + ".lock")
+
+
+@contextmanager
+def one_writer(out: Path) -> Iterator[None]:
+    """Hold the results file's lock (flock, exclusive, not waited for) for the whole run: a second run on the same
+    `--out` would append its rows among this one's and check the same claims again. Refused at once, naming the
+    file; the lock goes with the process however it ends."""
+    if not out.parent.is_dir():
+        raise ValueError(f"--out {out}: its folder {out.parent} does not exist")
+    lock = os.open(lock_file(out), os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise OutputBusyError(f"{out} is being written by another run (it holds {lock_file(out)}); wait for "
+                                  "that run to end, or give this one another --out") from None
+        yield
+    finally:
+        os.close(lock)
+
+
 def default_output(source: str) -> Path:
     return Path("claimhop-results.jsonl") if source == "-" else Path(source).with_suffix(".results.jsonl")
 
@@ -139,6 +169,12 @@ ATTEMPTS = 3  # a claim that raises is tried this often (a dropped connection, a
 RETRY_WAIT_S = (2.0, 8.0)  # between attempts: time for a restarting database or model server to come back
 
 
+def retry_wait(attempt: int) -> float:
+    """Seconds to wait after the `attempt`-th try of a claim raised, before the next (2 s, then 8 s): the same
+    schedule for a local batch and a Ray batch."""
+    return RETRY_WAIT_S[min(max(attempt, 1), len(RETRY_WAIT_S)) - 1]
+
+
 def failed_row(item: dict[str, str], error: BaseException | str, attempts: int) -> dict[str, Any]:
     """The row of a claim that could not be checked: why (one line, no traceback), and that a rerun retries it."""
     reason = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
@@ -162,7 +198,7 @@ def checked_or_failed(item: dict[str, str], claim: str, ctx: Any,
             print(f"claim {item['id']}: attempt {attempt} of {attempts} failed: {failed_row(item, err, 0)['error']}",
                   file=sys.stderr)
             if attempt < attempts:
-                time.sleep(RETRY_WAIT_S[min(attempt, len(RETRY_WAIT_S)) - 1])
+                time.sleep(retry_wait(attempt))
     return failed_row(item, error or "no attempt made", attempts)
 
 

@@ -7,7 +7,8 @@ one fsynced line per finished job, so every job has exactly one line however the
 actor or node died goes back to the queue and is run by another actor (the dead actor's node gets no new one; a
 node that joined later does); with CLAIMHOP_CHECKPOINTS on a shared PostgreSQL, the retry resumes the claim from
 its last finished node. A claim that raises (a RayTaskError: the fault is the claim's, not the node's) is tried
-again and then written as a failed row with its error; the batch goes on. Every worker runs with the settings and
+again after the same wait as in a local batch (2 s, then 8 s; its worker takes other claims meanwhile) and then
+written as a failed row with its error; the batch goes on. Every worker runs with the settings and
 the CLAIMHOP_* environment this process checked (`shipped_env`, through Ray's `runtime_env`), whatever its own
 `ray start` environment holds. The progress bar counts finished jobs across the cluster. Ray's usage statistics
 and dashboard are off.
@@ -15,6 +16,8 @@ and dashboard are off.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import os
 import sys
 import time
@@ -25,7 +28,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from claimhop.cli.batch import ATTEMPTS, failed_row, finished_ids, forget_failures, result_row
+from claimhop.cli.batch import ATTEMPTS, failed_row, finished_ids, forget_failures, result_row, retry_wait
 from claimhop.evaluation.runner import append_row
 
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"}
@@ -136,11 +139,18 @@ def start_workers(worker: type, args: tuple, running: dict[str, Any]) -> dict[st
 def dispatch(jobs: list, worker: type, args: tuple, on_row: Callable[[dict], None], desc: str,
              on_failure: Callable[[Any, str, int], None], retries: int = 3) -> dict[str, Any]:
     """Run every job on the cluster's workers; `on_row` gets each result row here, once per job. A job whose
-    worker or node is gone (any Ray error but the job's own) goes back to the queue; one that raised, or that
-    lost `retries` + 1 workers, is handed to `on_failure(job, error, attempts)` instead, and the rest go on."""
+    worker or node is gone (any Ray error but the job's own) goes back to the queue at once; one that raised goes
+    back after the local batch's wait (`retry_wait`: 2 s, then 8 s), the workers taking other jobs meanwhile; one
+    that raised ATTEMPTS times, or lost `retries` + 1 workers, is handed to `on_failure(job, error, attempts)`
+    instead, and the rest go on."""
     import ray
 
     queue = deque(jobs)
+    waiting: list[tuple[float, int, Any]] = []  # (when it may run again, order, job): jobs that raised, backing off
+    order = itertools.count()
+
+    def later(job: Any, seconds: float) -> None:
+        heapq.heappush(waiting, (time.monotonic() + seconds, next(order), job))
     workers = start_workers(worker, args, {})  # node id -> its worker
     if not workers:
         raise ValueError("the Ray cluster has no node with CPUs to run on")
@@ -150,20 +160,28 @@ def dispatch(jobs: list, worker: type, args: tuple, on_row: Callable[[dict], Non
     nodes: dict[str, int] = {}
     idle = list(workers)
     with tqdm(total=len(queue), desc=f"{desc} on {len(workers)} Ray workers", unit="job", file=sys.stderr) as bar:
-        while queue or running:
+        while queue or running or waiting:
+            while waiting and waiting[0][0] <= time.monotonic():
+                queue.appendleft(heapq.heappop(waiting)[2])  # its wait is over: the next free worker takes it
             while queue and idle:
                 node, job = idle.pop(), queue.popleft()
                 running[workers[node].run.remote(job)] = (node, job)
-            if not running:
+            if not running and (queue or not idle):
                 raise ValueError("every Ray worker died and no alive node can take a new one; the rows written are "
                                  "kept: run the same command again when the cluster is back")
-            ready, _ = ray.wait(list(running), num_returns=1)
+            if not running:  # only jobs waiting to be tried again
+                time.sleep(max(0.0, waiting[0][0] - time.monotonic()))
+                continue
+            timeout = max(0.0, waiting[0][0] - time.monotonic()) if waiting else None
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=timeout)
+            if not ready:  # a waiting job's time came first
+                continue
             node, job = running.pop(ready[0])
             try:
                 row = ray.get(ready[0])
             except ray.exceptions.RayTaskError as err:  # the job raised: its worker is fine
                 idle.append(node)
-                outcome = _retry_or_fail(job, tries, ATTEMPTS, _reason(err.cause or err), queue, on_failure)
+                outcome = _retry_or_fail(job, tries, ATTEMPTS, _reason(err.cause or err), queue, on_failure, later)
             except ray.exceptions.RayError as err:  # the worker, its node or an object is gone
                 outcome = _retry_or_fail(job, tries, retries + 1, _reason(err), queue, on_failure)
                 counts.setdefault("worker errors", []).append(_reason(err)[:200])
@@ -196,14 +214,21 @@ def _reason(err: BaseException) -> str:
 
 
 def _retry_or_fail(job: Any, tries: dict[int, int], limit: int, reason: str, queue: deque,
-                   on_failure: Callable[[Any, str, int], None]) -> str:
-    """Queue the job again, or after `limit` tries give it to `on_failure`: 'retried' or 'failed'."""
+                   on_failure: Callable[[Any, str, int], None],
+                   later: Callable[[Any, float], None] | None = None) -> str:
+    """Queue the job again (at once, or with `later` after the local batch's wait for this try), or after `limit`
+    tries give it to `on_failure`: 'retried' or 'failed'."""
     tries[id(job)] = tries.get(id(job), 0) + 1
     if tries[id(job)] >= limit:
         on_failure(job, reason, tries[id(job)])
         return "failed"
-    print(f"a job is tried again ({reason[:200]})", file=sys.stderr)
-    queue.appendleft(job)  # the next free worker takes it
+    if later is None:
+        print(f"a job is tried again ({reason[:200]})", file=sys.stderr)
+        queue.appendleft(job)  # the next free worker takes it
+    else:
+        wait = retry_wait(tries[id(job)])
+        print(f"a job is tried again in {wait:g} s ({reason[:200]})", file=sys.stderr)
+        later(job, wait)
     return "retried"
 
 

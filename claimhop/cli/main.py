@@ -128,14 +128,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def check_file(args: argparse.Namespace) -> int:
     """`check --file CLAIMS`: every claim of the file, one result line each in `--out`, resumable."""
-    from claimhop.cli.batch import (
-        ClaimsFileError,
-        check_many,
-        default_output,
-        read_claims,
-    )
-    from graph.durable import durable_checks
-    from claimhop.retrieval.service import index_search
+    from claimhop.cli.batch import default_output, one_writer
 
     if args.claim is not None or args.resume is not None:
         raise UsageError("give --file CLAIMS or one claim (or --resume THREAD), not both")
@@ -143,6 +136,16 @@ def check_file(args: argparse.Namespace) -> int:
     if args.file != "-" and Path(args.file).resolve() == out.resolve():
         raise UsageError("--out must not be the claims file itself")
     stop_at_once_on_ctrl_c()  # every finished claim's line is already fsynced; the same command resumes
+    with one_writer(out):  # one run writes an --out at a time; a second is refused at once
+        return _check_file(args, out)
+
+
+def _check_file(args: argparse.Namespace, out: Path) -> int:
+    """`check_file` once it holds the results file."""
+    from claimhop.cli.batch import ClaimsFileError, check_many, read_claims
+    from graph.durable import durable_checks
+    from claimhop.retrieval.service import index_search
+
     settings = _settings(args)
     ctx = preflight(settings)
     try:

@@ -17,6 +17,7 @@ from claimhop.lm.adapter import adapter_for
 from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.provider import get_lm
 from claimhop.lm.usage import LEDGER, model_step
+from claimhop.redact import client_message
 from state import client_policy
 from state.context import Context
 
@@ -116,15 +117,19 @@ def call_lm(
         with model_step(cost_step or node):
             return with_timeout(ask, ctx.model_timeout_s), None
     except Exception as err:
-        reason = f"{node}: {type(err).__name__}: {str(err)[:200]}"
+        detail = str(err)
+        full = f"{node}: {type(err).__name__}: {detail[:200]}"  # for the log
+        # what the run's events, `degraded` and answer say: in a server, without the operator's paths and hosts
+        shown = client_message(detail) if client_policy.enforced() else detail
+        reason = f"{node}: {type(err).__name__}: {shown[:200]}"
         if attempt < ctx.model_attempts:
-            log.warning("LM step failed on attempt %d, retrying: %s", attempt, reason)
+            log.warning("LM step failed on attempt %d, retrying: %s", attempt, full)
             emit(node, event="retry", attempt=attempt, reason=reason)
             raise ModelStepFailed(reason) from err
-        reason += f" (after {attempt} attempt{'s' if attempt > 1 else ''})"
-        log.warning("LM step degraded, using fallback: %s", reason)
-        emit(node, event="degraded", reason=reason)
-        return fallback(), reason
+        after = f" (after {attempt} attempt{'s' if attempt > 1 else ''})"
+        log.warning("LM step degraded, using fallback: %s", full + after)
+        emit(node, event="degraded", reason=reason + after)
+        return fallback(), reason + after
 
 
 def joined(*reasons: str | None) -> str | None:

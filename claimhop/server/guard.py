@@ -2,9 +2,12 @@
 puts outside its own routes, meta routes included), in this order, so a client learns nothing before it shows the
 key:
 
-0. the names and pages the server answers (claimhop.server.origins): a Host header that is not one of the
-   server's names (a DNS-rebinding page) or an Origin header of a web page it does not serve gets 403, on every
-   route and method, before the key and before LangGraph's own CORS middleware sees the request;
+0. where the server listens (claimhop.server.exposure): a server listening beyond loopback without a key answers
+   503 naming the address and CLAIMHOP_SERVER_KEY (the watcher started with the app stops such a server as soon as
+   it listens; this covers the moment in between); then the names and pages the server answers
+   (claimhop.server.origins): a Host header that is not one of the server's names (a DNS-rebinding page) or an
+   Origin header of a web page it does not serve gets 403, on every route and method, before the key and before
+   LangGraph's own CORS middleware sees the request;
 1. the key (CLAIMHOP_SERVER_KEY, when set): every request but liveness (`GET /ok`), the chat page's static files
    (`GET /ui`, `/ui/...`) and CORS preflights (which carry no data and get none) needs it, or gets 401;
 2. the write allow-list: a POST, PUT, PATCH or DELETE to a route claimhop does not serve writes on gets 403
@@ -27,6 +30,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Send
 
 from claimhop.server.bodies import Check, write_check
+from claimhop.server.exposure import serving_problem
 from claimhop.server.keys import MISSING, WRONG, expected_key, key_matches, open_path, sent_key
 from claimhop.server.origins import allowed_origin, door_problem
 
@@ -159,7 +163,7 @@ def door_refusal(scope: Scope) -> str | None:
 
 
 class Guard:
-    """Pure ASGI middleware: the Host and Origin, the key, the write allow-list, the size limit and the body check,
+    """Pure ASGI middleware: where the server listens, the Host and Origin, the key, the write allow-list, the size limit and the body check,
     in that order."""
 
     def __init__(self, app: ASGIApp):
@@ -168,6 +172,9 @@ class Guard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in {"http", "websocket"}:
             return await self.app(scope, receive, send)
+        exposed = serving_problem()
+        if exposed:
+            return await refuse(scope, receive, send, 503, exposed, cors=False)
         refusal = door_refusal(scope)
         if refusal:
             return await refuse(scope, receive, send, 403, refusal, cors=False)

@@ -21,6 +21,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from claimhop.redact import client_message
 from state.client_policy import client_settings_problem
 from state.context import Context
 from state.validation import validate_claim
@@ -98,7 +99,7 @@ async def check_claim(
                                              stream_mode=["updates", "values"]):
             if part.event == "error":
                 data = part.data if isinstance(part.data, dict) else {}
-                raise ToolError(str(data.get("message") or data.get("error") or part.data))
+                raise ToolError(client_message(str(data.get("message") or data.get("error") or part.data)))
             if part.event == "values" and isinstance(part.data, dict):
                 output = part.data
             elif part.event == "updates" and isinstance(part.data, dict):

@@ -152,3 +152,28 @@ def test_a_claim_that_raises_gets_a_failed_row_the_batch_goes_on_and_a_rerun_ret
     assert code == 0 and report["failed before, retried"] == 1 and report["checked"] == 1
     assert sorted(r["id"] for r in rows(out)) == ["c0", "c1", "c2"]  # one line each, the failed one replaced
     assert {r["id"]: r for r in rows(out)}["c1"]["verdict"] == "SUPPORTED"
+
+
+def test_a_second_run_on_the_same_out_is_refused_at_once_while_another_holds_it(small_corpus, tmp_path, fake_model,
+                                                                                capsys, monkeypatch):
+    """Two runs appending to one results file interleave their rows and check the same claims twice: while one run
+    holds the file (its lock beside it, `RESULTS.lock`), a second stops before anything, exit 2, naming the file."""
+    import fcntl
+    import os
+
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", str(tmp_path / "checkpoints.sqlite"))
+    claims, out = tmp_path / "claims.jsonl", tmp_path / "results.jsonl"
+    write_claims(claims, {"c0": CLAIMS[0], "c1": CLAIMS[1]})
+    first_run = os.open(tmp_path / "results.jsonl.lock", os.O_CREAT | os.O_RDWR)  # the other run, holding the file
+    fcntl.flock(first_run, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        code, stdout, err = run_cli(["check", "--file", str(claims), "--out", str(out), *settings(small_corpus)],
+                                    capsys)
+        assert code == 2 and stdout == ""
+        assert err.strip() == (f"claimhop: error: {out} is being written by another run (it holds {out}.lock); wait "
+                               "for that run to end, or give this one another --out")
+        assert not out.exists() and not fake_model.calls  # nothing checked, nothing written
+    finally:
+        os.close(first_run)  # that run ended
+    code, stdout, _ = run_cli(["check", "--file", str(claims), "--out", str(out), *settings(small_corpus)], capsys)
+    assert code == 0 and json.loads(stdout)["checked"] == 2 and [r["id"] for r in rows(out)] == ["c0", "c1"]

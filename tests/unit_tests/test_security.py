@@ -470,3 +470,84 @@ def test_mcp_checks_host_headers_only_on_a_server_without_a_key(monkeypatch):
     assert transport_security() is None  # the mcp package's loopback default
     monkeypatch.setenv("CLAIMHOP_SERVER_KEY", "k3y")
     assert transport_security().enable_dns_rebinding_protection is False
+
+
+# --- errors a server's client sees (issue 56) ---------------------------------------------------------------------
+
+LEAKY_ERROR = ("cannot search postgresql://claimhop:s3cret@db.internal.example:5432/claims: connection to server at "
+               "\"db.internal.example\" (10.0.0.5), port 5432 failed: FATAL:  password authentication failed for user "
+               "\"ann\" (File \"/home/ann/claimhop/.venv/lib/python3.11/site-packages/psycopg/connection.py\", line "
+               "120; index /work/main/indexes/claims)")
+
+
+def test_a_run_error_reaches_a_server_client_without_paths_hosts_or_user_names(monkeypatch, caplog):
+    """What a LangGraph server shows a client of a failed run is the error's type name and its text (its
+    serialiser's `{"error": type(exc).__name__, "message": str(exc)}`); the server's log keeps the whole error.
+    The step's fault is injected where the first search happens (no model is loaded)."""
+    import logging
+
+    import claimhop.program.built
+    from graph.builder import graph
+
+    def broken(*args, **kwargs):
+        raise ValueError(LEAKY_ERROR)
+
+    monkeypatch.setattr(claimhop.program.built, "search_engine", broken)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: pytest.fail(f"a model was loaded: {model}"))
+    monkeypatch.setenv("CLAIMHOP_CLIENT_POLICY", "1")  # as in a LangGraph server process
+    with caplog.at_level(logging.ERROR, logger="claimhop"), pytest.raises(ValueError) as raised:
+        graph.invoke({"claim": CLAIM})
+    shown = {"error": type(raised.value).__name__, "message": str(raised.value)}
+    assert shown["error"] == "ValueError"
+    for hidden in ("s3cret", "db.internal.example", "10.0.0.5", '"ann"', "/home/", "ann/", "site-packages", ".venv",
+                   "/work/", "claimhop:"):
+        assert hidden not in shown["message"], f"{hidden!r} reached the client: {shown['message']}"
+    assert shown["message"].startswith("cannot search postgresql://***: connection to server at *** (***), port 5432")
+    assert ".../connection.py" in shown["message"] and "the server's log has the details" in shown["message"]
+    assert LEAKY_ERROR in caplog.text  # the operator reads it whole
+    monkeypatch.delenv("CLAIMHOP_CLIENT_POLICY")  # the command line and Python: their user's own machine
+    with pytest.raises(ValueError) as raised:
+        graph.invoke({"claim": CLAIM})
+    assert str(raised.value) == LEAKY_ERROR
+
+
+def test_a_model_fault_a_server_run_reports_names_no_host_or_path(monkeypatch, small_corpus, caplog):
+    """A model step that fails is retried, then falls back, and the run's events, `degraded` and answer say why:
+    in a server, without the model server's address or the operator's files (the log has them)."""
+    import json
+    import logging
+
+    from graph.builder import graph
+
+    fault = "cannot reach http://10.0.0.5:8000/v1 for /home/ann/models/qwen.gguf"
+    reply = answers()
+    reply["sub_questions"] = ConnectionError(fault)  # every try of the plan step
+    lm, _ = fake_lm(reply)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
+    monkeypatch.setenv("CLAIMHOP_CLIENT_POLICY", "1")
+    monkeypatch.setenv("CLAIMHOP_CORPUS_DIRS", str(small_corpus.parent))
+    context = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single",
+               "max_iterations": 0, "planner": "two_calls", "model_attempts": 1}
+    with caplog.at_level(logging.WARNING, logger="claimhop"):
+        chunks = list(graph.stream({"claim": CLAIM}, context=context, stream_mode=["custom", "values"]))
+    final = [chunk for mode, chunk in chunks if mode == "values"][-1]
+    shown = json.dumps([final["degraded"], final["answer"], [c for mode, c in chunks if mode == "custom"]])
+    assert final["degraded"][0].startswith("decompose: ")
+    assert "cannot reach http://***:8000/v1 for .../qwen.gguf" in shown
+    assert "10.0.0.5" not in shown and "/home/" not in shown and "ann/" not in shown
+    assert fault in caplog.text
+
+
+@pytest.mark.parametrize(("message", "shown"), [
+    ("model 'huggingface/https://evil.example/v1' is not offered by this server", None),  # nothing to hide
+    ("claim is 2500 characters long; the limit is 2000", None),
+    ("no index in ~/.cache/claimhop/indexes/abc", "no index in .../abc"),
+    ("host=db.lan user=ann dbname=claims", "host=*** user=*** dbname=***"),
+    ('connection to server on socket "/run/postgresql/.s.PGSQL.5432" failed', 'connection to server on socket '
+                                                                             '".../.s.PGSQL.5432" failed'),
+    ("C:\\Users\\ann\\claimhop\\x.py failed", "...\\x.py failed"),
+])
+def test_client_messages_keep_what_went_wrong_and_drop_where(message, shown):
+    from claimhop.redact import client_message
+
+    assert client_message(message) == (message if shown is None else shown)

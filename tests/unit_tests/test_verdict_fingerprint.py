@@ -113,3 +113,90 @@ def test_check_claim_on_a_thread_holding_another_claim_checks_the_new_one(small_
     second = check_claim("Cherie Currie sang for The Runaways.", thread_id="mine", **given)
     assert second["claim"] == "Cherie Currie sang for The Runaways." and len(fake_model.calls) > calls
     assert second["answer"] and "Cherie Currie" in second["answer"]
+
+
+# --- what else decides a verdict (issue 56) ----------------------------------------------------------------------
+
+def test_a_collection_rebuilt_with_another_encoder_changes_the_key_though_its_passages_are_the_same(tmp_path,
+                                                                                                   monkeypatch):
+    """`claimhop index DOCS --encoder X --rebuild`: the same passages file, other vectors, other documents found."""
+    import numpy as np
+
+    import claimhop.retrieval.collection as collection
+
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tern.md").write_text("# Gray Tern\n\nGray Tern is a folk band formed in Bergen, Norway, in 2009.\n")
+    (docs / "harbor.md").write_text("# Harbor Lights\n\nHarbor Lights is the second album by Gray Tern.\n")
+    real = collection.encoder_for
+
+    def other_encoder(name):  # a sentence-transformers model, as the index sees one: texts in, unit vectors out
+        if name != "acme/other-encoder":
+            return real(name)
+        return lambda texts: np.tile(np.eye(1, 384, dtype=np.float32), (len(texts), 1))
+
+    monkeypatch.setattr(collection, "encoder_for", other_encoder)
+    collection.update_collection(docs, tmp_path / "idx")
+    ctx = Context(corpus_path=str(docs), index_dir=str(tmp_path / "idx"))
+    before, parts = verdict_fingerprint(ctx), verdict_parts(ctx)
+    collection.update_collection(docs, tmp_path / "idx", encoder="acme/other-encoder", rebuild=True)
+    assert verdict_parts(ctx)["search"]["corpus_sha256"] == parts["search"]["corpus_sha256"]  # the same passages
+    assert verdict_fingerprint(ctx) != before, "the index was embedded with another encoder and the key did not change"
+    assert verdict_parts(ctx)["search"]["built"]["encoder"] == "acme/other-encoder"
+
+
+def test_another_server_for_a_remote_model_changes_the_key_and_its_key_is_never_in_it(corpus_copy, monkeypatch):
+    secret = "sk-claimhop-test-0123456789abcdef"
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    ctx = Context(corpus_path=str(corpus_copy), model="openai/claimhop-local")
+    monkeypatch.setenv("OPENAI_API_BASE", "http://10.0.0.5:8000/v1")
+    first = verdict_fingerprint(ctx)
+    monkeypatch.setenv("OPENAI_API_BASE", "http://10.0.0.6:8000/v1")  # the same model name, another server
+    second = verdict_fingerprint(ctx)
+    assert second != first, "the model's server changed and the key did not"
+    assert "http://10.0.0.6:8000/v1" in verdict_parts(ctx)["model"]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-another-key")
+    assert verdict_fingerprint(ctx) == second  # the API key decides nothing and is never part of it
+    monkeypatch.setenv("OPENAI_API_BASE", f"http://user:{secret}@10.0.0.6:8000/v1?api_key={secret}")
+    assert secret not in json.dumps(verdict_parts(ctx), default=str)
+
+
+@pytest.mark.parametrize("package", ["xllamacpp", "dspy", "litellm"])
+def test_an_upgrade_of_a_package_that_decides_a_verdict_changes_the_key(package, corpus_copy, monkeypatch):
+    import importlib.metadata
+
+    ctx = Context(corpus_path=str(corpus_copy))
+    before = verdict_fingerprint(ctx)
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "99.0" if name == package else real(name))
+    assert verdict_fingerprint(ctx) != before, f"{package} was upgraded and the key did not change"
+
+
+def test_a_named_thread_checked_under_another_fingerprint_checks_the_claim_afresh_and_says_so(
+        small_corpus, tmp_path, fake_model, monkeypatch, caplog):  # noqa: F811
+    import logging
+
+    import graph.durable
+    from graph import check_claim
+
+    monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", str(tmp_path / "checkpoints.sqlite"))
+    monkeypatch.setattr(graph.durable, "_SHARED", {})
+    given = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
+    claim = "Steve Augeri is American."
+    check_claim(claim, thread_id="mine", **given)
+    calls = len(fake_model.calls)
+    check_claim(claim, thread_id="mine", **given)
+    assert len(fake_model.calls) == calls  # nothing changed: read back
+    monkeypatch.setattr(claimhop, "__version__", "99.0")  # an upgrade
+    with caplog.at_level(logging.WARNING, logger="claimhop"):
+        upgraded = check_claim(claim, thread_id="mine", **given)
+    assert len(fake_model.calls) > calls, "the thread's old verdict was read back after an upgrade"
+    assert upgraded["claim"] == claim and upgraded["verdict"]
+    assert "thread 'mine'" in caplog.text and "checking the claim afresh on the same thread" in caplog.text
+    calls = len(fake_model.calls)
+    check_claim(claim, thread_id="mine", **given)
+    assert len(fake_model.calls) == calls  # the fresh check is read back under its own fingerprint
+    check_claim(claim, thread_id="mine", **given, max_iterations=0)  # a changed setting
+    assert len(fake_model.calls) > calls
