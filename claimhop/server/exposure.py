@@ -102,6 +102,12 @@ def exposure_problem(env: dict[str, str], argv: list[str], key: bytes,
             f"send it), or {ALLOW_OPEN_ENV}=1 if a proxy of your own checks every request")
 
 
+def serving_cleared() -> bool:
+    """Whether nothing is left to check: the process was seen listening on loopback only, or it has a key or the
+    operator's opt-out (no system call, so the middleware asks this on the event loop)."""
+    return _CLEARED or bool(expected_key()) or os.environ.get(ALLOW_OPEN_ENV, "").strip() == "1"
+
+
 def serving_problem() -> str | None:
     """For the middleware, on each request until the process was seen listening on loopback only: why this request
     must not be answered (the server listens beyond loopback without a key), or None."""

@@ -23,6 +23,8 @@ page it serves from another origin (agent-chat-ui) carry that origin's CORS head
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 from typing import Any
 
@@ -30,7 +32,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Send
 
 from claimhop.server.bodies import Check, write_check
-from claimhop.server.exposure import serving_problem
+from claimhop.server.exposure import serving_cleared, serving_problem
 from claimhop.server.keys import MISSING, WRONG, expected_key, key_matches, open_path, sent_key
 from claimhop.server.origins import allowed_origin, door_problem
 
@@ -172,7 +174,8 @@ class Guard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in {"http", "websocket"}:
             return await self.app(scope, receive, send)
-        exposed = serving_problem()
+        # psutil reads /proc: a blocking call, kept off the event loop (langgraph dev refuses blocking calls in it)
+        exposed = None if serving_cleared() else await asyncio.to_thread(serving_problem)
         if exposed:
             return await refuse(scope, receive, send, 503, exposed, cors=False)
         refusal = door_refusal(scope)
