@@ -64,13 +64,15 @@ def heads_for(folder: Path) -> dict[str, object]:
     return heads
 
 
-def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[str, list[str]]) -> list[dict]:
+def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[str, list[str]],
+                 cached_only: bool = False) -> list[dict]:
     """One row per (claim, head): the verdict, its probabilities and the seconds the state took to read (0 when
-    it was cached)."""
+    it was cached). `cached_only`: only the claims whose states every head has read already (no model call; a
+    stopped run reports what it read)."""
     from tqdm import tqdm
 
     from claimhop.entities.ner import extract_entities, unique
-    from claimhop.evaluation.verifier_features import documents_for, state_of
+    from claimhop.evaluation.verifier_features import documents_for, features_dir, state_of, state_path
     from claimhop.program.verify import ToVerify, judged, nothing_to_go_on
     from claimhop.retrieval.factory import search_engine
     from claimhop.verification.passages import passages_read
@@ -86,6 +88,9 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
             rows += [{"set": name, "uid": claim["uid"], "head": head_name, "label": claim["label"],
                       "verdict": empty.verdict, "confidence": empty.confidence, "probabilities": {},
                       "read": [], "read_seconds": 0.0, "nothing_to_go_on": True} for head_name in heads]
+            continue
+        if cached_only and not all(state_path(features_dir(h.reading), claim["claim"], documents, h.reading).is_file()
+                                   for h in heads.values()):
             continue
         for head_name, head in heads.items():
             started = time.time()
@@ -168,6 +173,7 @@ def main() -> None:
     parser.add_argument("--sets", default="healthver,climate-fever")
     parser.add_argument("--root", default="/work/ood", help="folders made by benchmarks.claim_sets")
     parser.add_argument("--out", default="docs/results/out-of-domain")
+    parser.add_argument("--cached-only", action="store_true", help="only claims whose states are read already")
     parser.add_argument("--rows", help="folder holding NAME/eval.jsonl of the recall-only runs (default: --out); "
                         "the committed copy keeps no claim text (NAME/retrieval.jsonl)")
     args = parser.parse_args()
@@ -185,7 +191,7 @@ def main() -> None:
         write_text(out / name / "retrieval.jsonl", "".join(json.dumps(r) + "\n" for r in eval_rows))
         retrieved = {r["uid"]: r["titles"][:21] for r in eval_rows if r["system"] == "claimhop"}
         claims = [c for c in claims if c["uid"] in retrieved]
-        verdicts = verdict_rows(name, root / "documents", claims, retrieved)
+        verdicts = verdict_rows(name, root / "documents", claims, retrieved, args.cached_only)
         write_text(out / name / "verdicts.jsonl", "".join(json.dumps(r) + "\n" for r in verdicts))
         lines += table(name, eval_rows, verdicts)
         summary[name] = {h: macro_f1([(r["label"], r["verdict"]) for r in verdicts if r["head"] == h])
