@@ -27,7 +27,7 @@ def literal_values(array: str) -> list[str]:
 
 
 def test_the_server_serves_the_node_table_in_graph_order_with_labels():
-    response = TestClient(app).get("/claimhop/nodes")
+    response = TestClient(app, base_url="http://127.0.0.1").get("/claimhop/nodes")
     assert response.status_code == 200
     table = response.json()
     assert table == node_table()
