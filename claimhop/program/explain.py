@@ -116,7 +116,7 @@ def read_fact_words(fact: dict, by_ref: dict[int, Evidence]) -> str:
     if not quotes:
         return "no passage read mentions it."
     opposite = set(fact.get("opposite_refs", []))
-    states = set(fact.get("stating_refs", [])) - opposite if fact["verdict"] == "SUPPORTED" else set()
+    states = set(fact.get("stating_refs", [])) if fact["verdict"] == "SUPPORTED" else set()  # never opposite ones
 
     def said(group: list[Evidence]) -> str:
         return " ".join(f'{q["title"]}: "{q["sentence"]}" [{q["ref"]}]' for q in group)

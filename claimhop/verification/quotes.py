@@ -50,8 +50,8 @@ def quotes_for(facts: list[str], passages: list[dict]) -> list[list[dict]]:
     ("Currie was the lead vocalist of the Runaways" + "Cherie Ann Currie ... is an American musician"). The second
     must come from the first's article or from an article the first names. Each quote also says whether it
     `states` the fact (enough of its words, the same direction) or, with enough of its words, points the
-    `opposite` way ("correlated with poor prognosis" for "associated with better outcomes"), so the answer never shows a refuting sentence as
-    support."""
+    `opposite` way ("correlated with poor prognosis" for "associated with better outcomes"), so the answer never
+    shows a refuting sentence as support."""
     pool = candidate_sentences(passages)
     if not pool or not facts:
         return [[] for _ in facts]
@@ -80,9 +80,9 @@ def quotes_for(facts: list[str], passages: list[dict]) -> list[list[dict]]:
         second = int(np.argmax(gains + 0.01 * scores))
         if gains[second] >= SECOND_GAIN:
             picked.append(second)
-        covered = sum(v for w, v in wanted.items() if any(w in bags[i] for i in picked)) / total
+        enough = sum(v for w, v in wanted.items() if any(w in bags[i] for i in picked)) / total >= STATES_SHARE
+        turned = {i: opposite(fact, pool[i][1]) for i in picked}
         chosen.append([{"title": pool[i][0], "sentence": pool[i][1], "score": round(float(scores[i]), 4),
-                        "states": covered >= STATES_SHARE and not opposite(fact, pool[i][1]),
-                        "opposite": covered >= STATES_SHARE and opposite(fact, pool[i][1])}
+                        "states": enough and not turned[i], "opposite": enough and turned[i]}
                        for i in sorted(picked)])
     return chosen
