@@ -243,3 +243,10 @@ def test_every_module_level_number_says_what_it_is():
                 if "#" not in lines[node.lineno - 1] and not above.startswith("#"):
                     silent.append(f"{path.relative_to(ROOT)}: {target.id}")
     assert not silent, f"numbers without a sentence: {silent}"
+
+
+def test_no_two_test_files_share_a_name():
+    """pytest imports test files by their base name (no packages here): two alike stop the whole run at collection."""
+    tests = Path(__file__).resolve().parents[1]
+    names = [path.name for path in tests.rglob("test_*.py") if ".venv" not in path.parts]
+    assert sorted({name for name in names if names.count(name) > 1}) == []
