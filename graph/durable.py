@@ -22,6 +22,7 @@ from claimhop.redact import shown_url
 
 CHECKPOINTS_ENV = "CLAIMHOP_CHECKPOINTS"
 FINGERPRINT_KEY = "claimhop_fingerprint"  # the checkpoint metadata naming the verdict fingerprint a step ran under
+RECORD_KEY = "claimhop_verdict_record"  # the metadata holding what that fingerprint is made of (JSON): names a change
 SETUP_LOCK = 7203641  # the PostgreSQL advisory lock that makes table creation one process at a time
 SETUP_WAIT = 300.0  # seconds a process waits for another's table creation before saying so
 RUNS_TABLE = """CREATE TABLE IF NOT EXISTS claimhop_runs (
@@ -68,10 +69,13 @@ class DurableChecks:
     plus each thread's settings in a table beside LangGraph's, so `--resume` runs with the settings the check
     started with."""
 
-    def __init__(self, target: str | Path | None = None):
+    def __init__(self, target: str | Path | None = None, labels: dict[str, str] | None = None):
+        """`labels`: plain values every checkpoint `run` writes carries in its metadata (a Ray worker's node, so a
+        batch's checkpoints show which node ran each step)."""
         from graph.builder import build_graph
 
         self.target = str(target or checkpoints_target())
+        self.labels = dict(labels or {})
         if is_postgres(self.target):
             from langgraph.checkpoint.postgres import PostgresSaver
 
@@ -121,34 +125,40 @@ class DurableChecks:
         values, finished, _ = self._state(thread_id)
         return values, finished
 
-    def _state(self, thread_id: str) -> tuple[dict[str, Any], bool, str | None]:
-        """(values, finished, the verdict fingerprint its last step ran under, if recorded) of a thread."""
+    def _state(self, thread_id: str) -> tuple[dict[str, Any], bool, dict[str, Any]]:
+        """(values, finished, its last checkpoint's metadata: the verdict fingerprint it ran under, if recorded)
+        of a thread."""
         snapshot = self.app.get_state(thread_config(thread_id))
         # A node that finished after the last checkpoint left its writes behind: it is a task, not `next`.
         finished = bool(snapshot.values) and not snapshot.next and not snapshot.tasks
-        return snapshot.values or {}, finished, (snapshot.metadata or {}).get(FINGERPRINT_KEY)
+        return snapshot.values or {}, finished, dict(snapshot.metadata or {})
+
+    def metadata(self, thread_id: str) -> dict[str, Any]:
+        """The thread's last checkpoint's metadata (its verdict fingerprint, `changed_since` reads it)."""
+        return self._state(thread_id)[2]
 
     def run(self, claim: str, thread_id: str, context: Any, until: str | None = None,
-            fingerprint: str | None = None) -> dict[str, Any]:
+            fingerprint: str | None = None, record: dict[str, Any] | None = None) -> dict[str, Any]:
         """The claim's final state on this thread: run from the start, resumed from the last finished node, or
         (finished before) read back. A thread holding another claim starts a new check of this one (its old
         claim is neither finished nor read back). With `fingerprint` (`graph.fingerprint.verdict_fingerprint` of
-        the run's settings), every step records it, and a thread whose check ran under another one (an upgrade, a
-        changed setting, model, head, corpus or index) starts a new check of the claim too, saying so in the log,
-        as an unnamed check gets a new thread. With `until`, the state as soon as that key holds something (the
-        run stops there; a new check starts with it cleared)."""
-        values, finished, recorded = self._state(thread_id)
+        the run's settings), every step records it (and `record`, what it was made of), and a thread whose check
+        ran under another one (an upgrade, a changed setting, model, head, corpus or index) starts a new check of
+        the claim too, saying so and what changed in the log, as an unnamed check gets a new thread. With `until`,
+        the state as soon as that key holds something (the run stops there; a new check starts with it cleared)."""
+        values, finished, metadata = self._state(thread_id)
+        change = changed_since(metadata, fingerprint, record) if values and fingerprint else None
         if values and not holds(values, claim):
             values, finished = {}, False
-        elif values and fingerprint and recorded != fingerprint:
-            log.warning("thread %r holds a check of this claim made under verdict fingerprint %s, not this run's %s "
-                        "(claimhop, a package, the model, the verifier head, the corpus, the index or a setting "
-                        "changed): checking the claim afresh on the same thread", thread_id,
-                        recorded or "(none recorded)", fingerprint)
+        elif change:
+            log.warning("thread %r holds a check of this claim made under %s: checking the claim afresh on the same "
+                        "thread", thread_id, change)
             values, finished = {}, False
         if finished or (until and values.get(until)):
             return values
-        payload, config = None if values else {"claim": claim}, thread_config(thread_id, fingerprint)
+        payload, config = None if values else {"claim": claim}, thread_config(thread_id, fingerprint, record)
+        if self.labels:
+            config["metadata"] = {**config.get("metadata", {}), **self.labels}
         if until is None:
             return self.app.invoke(payload, config, context=context, durability="sync")
         return until_written(self.app.stream(payload, config, context=context, stream_mode=["updates", "values"],
@@ -158,12 +168,15 @@ class DurableChecks:
                   until: str | None = None) -> dict[str, Any]:
         """`run` on the claim's own thread (`claim_thread`, named by what decides its verdict), recorded with its
         settings."""
-        from graph.fingerprint import verdict_fingerprint
+        from graph.fingerprint import key_of, verdict_parts, verdict_record
         from state.context import Context
 
-        fingerprint = verdict_fingerprint(Context.from_any(context))
+        ctx = Context.from_any(context)
+        parts = verdict_parts(ctx)
+        fingerprint = key_of(parts)
         thread_id = claim_thread(claim_id, claim, fingerprint)
-        return self.run(claim, self.start(settings, thread_id), context, until, fingerprint)
+        record = verdict_record(ctx, parts)
+        return self.run(claim, self.start(settings, thread_id), context, until, fingerprint, record)
 
     def close(self) -> None:
         self.connection.close()
@@ -254,9 +267,32 @@ def shared_checks() -> DurableChecks:
     return _SHARED[target]
 
 
-def thread_config(thread_id: str, fingerprint: str | None = None) -> dict[str, Any]:
-    """A run's config on `thread_id`; with `fingerprint`, every checkpoint it writes records it in its metadata."""
+def thread_config(thread_id: str, fingerprint: str | None = None,
+                  record: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A run's config on `thread_id`; with `fingerprint`, every checkpoint it writes records it in its metadata,
+    and `record` (`graph.fingerprint.verdict_record`) beside it as JSON (LangGraph keeps only plain values there)."""
     config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
     if fingerprint:
         config["metadata"] = {FINGERPRINT_KEY: fingerprint}
+        if record is not None:
+            config["metadata"][RECORD_KEY] = json.dumps(record, sort_keys=True)
     return config
+
+
+def changed_since(metadata: dict[str, Any], fingerprint: str, record: dict[str, Any] | None = None) -> str | None:
+    """What changed between the run a checkpoint's `metadata` recorded and this one (its `fingerprint` and
+    `record`), for messages: "verdict fingerprint OLD, not this run's NEW (setting max_iterations 2 -> 1; ...)";
+    None when the fingerprints agree. Named part by part when both records are there, else by the keys alone."""
+    from graph.fingerprint import what_changed
+
+    recorded = metadata.get(FINGERPRINT_KEY)
+    if recorded == fingerprint:
+        return None
+    try:
+        earlier = json.loads(metadata.get(RECORD_KEY) or "null")
+    except json.JSONDecodeError:
+        earlier = None
+    parts = what_changed(earlier, record) if isinstance(earlier, dict) and record is not None else []
+    what = "; ".join(parts) or ("claimhop, a package, the model, the verifier head, the corpus, the index or a "
+                                "setting changed")
+    return f"verdict fingerprint {recorded or '(none recorded)'}, not this run's {fingerprint} ({what})"

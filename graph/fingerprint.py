@@ -218,5 +218,77 @@ def verdict_parts(ctx: Context) -> dict[str, Any]:
 
 def verdict_fingerprint(ctx: Context) -> str:
     """The key of `verdict_parts`: 16 hex digits."""
-    text = json.dumps(verdict_parts(ctx), sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return key_of(verdict_parts(ctx))
+
+
+def key_of(parts: dict[str, Any]) -> str:
+    """The 16-hex-digit key of `verdict_parts` already computed (a caller that also records them)."""
+    return _digest(parts, 16)
+
+
+def _digest(value: Any, digits: int) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:digits]
+
+
+# Hex digits a checkpoint keeps of a long part (a code hash, a corpus sha256, the engine's options): enough to tell
+# two apart, short enough to be written at every step.
+PART_DIGITS = 12
+# The parts a checkpoint keeps by such a digest; the others (claimhop's version, the packages' versions, the model)
+# are short and kept as they are, and the settings as those that differ from their declared defaults.
+DIGESTED = ("code", "engine", "program and verifier head", "search")
+
+
+def verdict_record(ctx: Context, parts: dict[str, Any]) -> dict[str, Any]:
+    """What a checkpoint keeps of `parts` (`verdict_parts(ctx)`) so that a later run can name what changed
+    (`what_changed`), in a few hundred bytes rather than the parts whole at every step."""
+    record = {name: parts[name] for name in ("claimhop", "packages", "model")}
+    record.update({name: _digest(parts[name], PART_DIGITS) for name in DIGESTED})
+    defaults = declared_defaults()
+    record["settings"] = {name: value for name, value in flat_settings(ctx).items() if value != defaults[name]}
+    record["settings digest"] = _digest(parts["settings"], PART_DIGITS)  # a default changed with the code
+    return json.loads(json.dumps(record, default=str))  # as it reads back from a checkpoint (tuples as lists)
+
+
+def flat_settings(ctx: Context) -> dict[str, Any]:
+    """Every setting and tuning knob by its name, as the run resolved it."""
+    return {name: json.loads(json.dumps(ctx.value(name), default=str)) for name in declared_defaults()}
+
+
+@lru_cache(maxsize=1)
+def declared_defaults() -> dict[str, Any]:
+    """Each setting's and knob's declared default (not CLAIMHOP_* variables: those are changes to name)."""
+    from state.context import Context, Tuning
+
+    declared = [f for cls in (Context, Tuning) for f in dataclasses.fields(cls) if not f.metadata.get("nested")]
+    return {f.name: json.loads(json.dumps(f.default, default=str)) for f in declared}
+
+
+# How `what_changed` names a part that a checkpoint keeps only by its digest.
+DIGESTED_NAMES = {"code": "claimhop's code", "engine": "the local engine's options (its CLAIMHOP_* variables)",
+                  "program and verifier head": "the optimised program or the verifier head",
+                  "search": "the corpus or its index"}
+
+
+def what_changed(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """The differences between two `verdict_record`s, each readable: 'setting max_iterations 1 -> 2', 'package
+    dspy 3.4.1 -> 3.5.0', "claimhop's code"; empty when they agree."""
+    changed = []
+    if recorded.get("claimhop") != now.get("claimhop"):
+        changed.append(f"claimhop {recorded.get('claimhop')} -> {now.get('claimhop')}")
+    changed += _named_changes("package ", recorded.get("packages") or {}, now.get("packages") or {}, {})
+    if recorded.get("model") != now.get("model"):
+        changed.append(f"the model {recorded.get('model')} -> {now.get('model')}")
+    changed += [text for name, text in DIGESTED_NAMES.items() if recorded.get(name) != now.get(name)]
+    settings = _named_changes("setting ", recorded.get("settings") or {}, now.get("settings") or {},
+                              declared_defaults())
+    if not settings and recorded.get("settings digest") != now.get("settings digest"):
+        settings = ["a setting's default (it changed with the code)"]
+    return changed + settings
+
+
+def _named_changes(kind: str, old: dict[str, Any], new: dict[str, Any], defaults: dict[str, Any]) -> list[str]:
+    """'KIND NAME OLD -> NEW' for each name whose value differs (a missing one counts as its default)."""
+    before = {name: old.get(name, defaults.get(name)) for name in set(old) | set(new)}
+    after = {name: new.get(name, defaults.get(name)) for name in before}
+    return [f"{kind}{name} {json.dumps(before[name])} -> {json.dumps(after[name])}"
+            for name in sorted(before) if before[name] != after[name]]

@@ -10,8 +10,13 @@ its last finished node. A claim that raises (a RayTaskError: the fault is the cl
 again after the same wait as in a local batch (2 s, then 8 s; its worker takes other claims meanwhile) and then
 written as a failed row with its error; the batch goes on. Every worker runs with the settings and
 the CLAIMHOP_* environment this process checked (`shipped_env`, through Ray's `runtime_env`), whatever its own
-`ray start` environment holds. The progress bar counts finished jobs across the cluster. Ray's usage statistics
-and dashboard are off.
+`ray start` environment holds, but for secrets: anyone who can list the cluster's actors reads a `runtime_env`, so
+no key or password is shipped (Ray's advice: give secrets through the nodes' own environment). The database URLs
+go without their password, and each node gives it itself: PGPASSWORD or ~/.pgpass in the environment its `ray
+start` runs in (libpq reads them for a URL without a password), or its own CLAIMHOP_PG_URL / CLAIMHOP_CHECKPOINTS
+naming the same host, port, database and user with the password, which `adopt_env` puts back; API keys
+(CLAIMHOP_MODEL_API_KEY, OPENAI_API_KEY, ...) are each node's own. The driver says so when it holds any. The
+progress bar counts finished jobs across the cluster. Ray's usage statistics and dashboard are off.
 """
 
 from __future__ import annotations
@@ -29,32 +34,88 @@ from typing import Any
 from tqdm import tqdm
 
 from claimhop.cli.batch import ATTEMPTS, failed_row, finished_ids, forget_failures, result_row, retry_wait
+from claimhop.database_url import database_of, password_of, with_password, without_password
 from claimhop.evaluation.runner import append_row
 
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"}
+NODE_KEY = "claimhop_node"  # the checkpoint metadata naming the Ray node whose worker ran a step of a claim
 # What decides where a worker keeps its checkpoints, what it searches and which model server it asks: the driver's
 # values, or unset (empty) when the driver has none, so a node's own `ray start` environment never picks them.
 SHIPPED = ("CLAIMHOP_CHECKPOINTS", "CLAIMHOP_PG_URL", "CLAIMHOP_PG_COLLECTION", "OPENAI_API_BASE")
 # CLAIMHOP_* variables that name something of one machine (its cache folder) or of the server, never shipped.
 MACHINE_LOCAL = {"CLAIMHOP_HOME", "CLAIMHOP_SERVER_KEY"}
+# The shipped variables that may hold a database password: shipped without it, and given to the worker in its
+# constructor's arguments only (not Ray's `runtime_env`, which would hide the node's own value `adopt_env` reads).
+DATABASE_URLS = ("CLAIMHOP_CHECKPOINTS", "CLAIMHOP_PG_URL")
+# Keys and passwords, never shipped: a worker keeps its node's own. Besides these, every CLAIMHOP_* variable whose
+# name ends like a secret (SECRET_ENDINGS).
+SECRETS = {"CLAIMHOP_MODEL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+SECRET_ENDINGS = ("_KEY", "_TOKEN", "_PASSWORD", "_SECRET")
+
+
+def is_secret(name: str) -> bool:
+    return name in SECRETS or (name.startswith("CLAIMHOP_") and name.endswith(SECRET_ENDINGS))
 
 
 def shipped_env() -> dict[str, str]:
     """The environment every worker runs with: the driver's CLAIMHOP_* variables (setting defaults, engine
-    options, checkpoints, the PostgreSQL search) and OPENAI_API_BASE. Holds secrets (a database password): it
-    goes to Ray, never to a message."""
+    options, checkpoints, the PostgreSQL search) and OPENAI_API_BASE; no key, and the database URLs without their
+    password (each node gives its own: `adopt_env`)."""
     env = {name: "" for name in SHIPPED}
-    env.update({k: v for k, v in os.environ.items() if k.startswith("CLAIMHOP_") and k not in MACHINE_LOCAL})
+    env.update({k: v for k, v in os.environ.items()
+                if k.startswith("CLAIMHOP_") and k not in MACHINE_LOCAL and not is_secret(k)})
     env.update({k: os.environ[k] for k in SHIPPED if k in os.environ})
+    env.update({k: without_password(env[k]) for k in DATABASE_URLS if k in env})
     return env
+
+
+def runtime_env_vars(env: dict[str, str]) -> dict[str, str]:
+    """What of `env` goes in Ray's `runtime_env` (set before the worker starts): all but the database URLs, which
+    would replace the node's own values before `adopt_env` could read their password."""
+    return {k: v for k, v in env.items() if k not in DATABASE_URLS}
 
 
 def adopt_env(env: dict[str, str]) -> None:
     """Make this worker's CLAIMHOP_* environment exactly the driver's: Ray sets the shipped variables, and this
-    drops the ones only the node's own `ray start` environment had (a setting default the driver never checked)."""
-    for name in [k for k in os.environ if k.startswith("CLAIMHOP_") and k not in MACHINE_LOCAL and k not in env]:
+    drops the ones only the node's own `ray start` environment had (a setting default the driver never checked),
+    keeping the node's own keys and passwords. A database URL takes the node's password when the node's own value
+    of that variable names the same host, port, database and user; else libpq's PGPASSWORD or ~/.pgpass applies."""
+    env = {**env, **{k: with_node_password(env[k], os.environ.get(k, "")) for k in DATABASE_URLS if k in env}}
+    for name in [k for k in os.environ if k.startswith("CLAIMHOP_") and k not in MACHINE_LOCAL and not is_secret(k)
+                 and k not in env]:
         del os.environ[name]
     os.environ.update(env)
+
+
+def with_node_password(shipped: str, own: str) -> str:
+    """The shipped URL (no password), with the password of the node's own URL when both name one database."""
+    password = password_of(own)
+    if not password or database_of(shipped) is None or database_of(shipped) != database_of(own):
+        return shipped
+    return with_password(shipped, password)
+
+
+def withheld_note() -> str | None:
+    """One line for the driver's user when a password or key stays here, saying how each node gives its own;
+    None when there is none."""
+    urls = [k for k in DATABASE_URLS if password_of(os.environ.get(k, ""))]
+    keys = sorted(k for k in os.environ if is_secret(k) and k not in MACHINE_LOCAL and os.environ[k].strip())
+    if not urls and not keys:
+        return None
+    how = []
+    if urls:
+        how.append(f"the password of {' and '.join(urls)} by PGPASSWORD, a ~/.pgpass line, or its own {urls[0]} "
+                   "naming the same host, port, database and user with the password")
+    if keys:
+        how.append(f"{', '.join(keys)} as variables of its own")
+    return ("note: no password or key is sent to the Ray workers (anyone who can list the cluster's actors reads "
+            "what is); each node gives its own, in the environment its `ray start` runs in: " + "; ".join(how))
+
+
+def note_withheld() -> None:
+    note = withheld_note()
+    if note:
+        print(note, file=sys.stderr)
 
 
 def node_id() -> str:
@@ -76,7 +137,7 @@ class ClaimWorker:
         self.settings = settings
         self.ctx = Context.from_any(settings)
         get_lm(self.ctx.model), stages_for(self.ctx).built.engine  # loaded here, not in the first claim's time
-        self.checks = DurableChecks()
+        self.checks = DurableChecks(labels={NODE_KEY: node_id()})  # each step says which node ran it
 
     def run(self, item: dict[str, str]) -> dict[str, Any]:
         started = time.perf_counter()
@@ -132,7 +193,7 @@ def start_workers(worker: type, args: tuple, running: dict[str, Any]) -> dict[st
         strategy = NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
         started[node["NodeID"]] = remote.options(
             num_cpus=node["Resources"]["CPU"], scheduling_strategy=strategy, max_restarts=0, max_concurrency=1,
-            runtime_env={"env_vars": args[-1]}).remote(*args)
+            runtime_env={"env_vars": runtime_env_vars(args[-1])}).remote(*args)
     return started
 
 
@@ -239,6 +300,7 @@ def check_on_ray(claims: list[dict[str, str]], out: Path, settings: dict[str, An
     from graph.durable import checkpoints_target, is_postgres
 
     connect(address)
+    note_withheld()
     if not is_postgres(checkpoints_target()):
         print("note: CLAIMHOP_CHECKPOINTS is not a postgresql:// database, so each node keeps its own checkpoints "
               "and a claim a dead node was checking starts again from its beginning", file=sys.stderr)
@@ -274,6 +336,7 @@ def eval_on_ray(claims: list[dict], names: list[str], settings: dict[str, Any], 
     from claimhop.evaluation.runner import todo_pairs
 
     connect(address)
+    note_withheld()
     done, todo = todo_pairs(claims, names, out, fingerprints)
 
     def write(row: dict) -> None:

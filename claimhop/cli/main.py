@@ -105,7 +105,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             values, finished, settings = {}, False, one_claim_settings(_settings(args))
             payload = {"claim": validate_claim(args.claim)}
         ctx = preflight(settings)  # bad settings, corpus or program fail before a thread is recorded
-        if not args.resume:
+        fingerprint, record = verdict_key_and_record(ctx)
+        if args.resume:
+            refuse_a_changed_check(checks, thread_id, fingerprint, record, values)
+        else:
             thread_id = checks.start(settings)
         print(f"thread {thread_id}: if this check is interrupted, finish it with "
               f"`claimhop check --resume {thread_id}`", file=sys.stderr)
@@ -115,7 +118,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             load_models_meanwhile(ctx.model)
             index_search(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
             progress = sys.stderr if args.json else sys.stdout
-            for mode, chunk in checks.app.stream(payload, thread_config(thread_id), context=ctx,
+            config = thread_config(thread_id, fingerprint, record)  # every step records what decides the verdict
+            for mode, chunk in checks.app.stream(payload, config, context=ctx,
                                           stream_mode=["custom", "values"], durability="sync"):
                 if mode == "custom":
                     if not args.quiet:
@@ -124,6 +128,37 @@ def cmd_check(args: argparse.Namespace) -> int:
                     final = chunk
         print_result(final, thread_id, round(time.perf_counter() - started, 2), args.json)
     return 0
+
+
+def verdict_key_and_record(ctx: Context) -> tuple[str, dict[str, Any]]:
+    """The run's verdict fingerprint and what it is made of (`graph.fingerprint`), computed once."""
+    from graph.fingerprint import key_of, verdict_parts, verdict_record
+
+    parts = verdict_parts(ctx)
+    return key_of(parts), verdict_record(ctx, parts)
+
+
+def refuse_a_changed_check(checks: Any, thread_id: str, fingerprint: str, record: dict[str, Any],
+                           values: dict[str, Any]) -> None:
+    """`--resume`: a check whose steps ran under another verdict fingerprint than this run's (an upgrade, another
+    model, head or corpus, a changed setting) would be finished under a setup it did not start with, or its old
+    verdict shown as this setup's: refused, naming what changed and how to go on. A thread whose steps recorded
+    no fingerprint (checked before claimhop recorded one) resumes as before, with a note."""
+    from graph.durable import FINGERPRINT_KEY, changed_since
+
+    metadata = checks.metadata(thread_id)
+    if not metadata.get(FINGERPRINT_KEY):
+        print(f"note: thread {thread_id} records no verdict fingerprint (checked before claimhop recorded one), "
+              "so a change since it started cannot be told; resuming it", file=sys.stderr)
+        return
+    change = changed_since(metadata, fingerprint, record)  # the comparison a named thread's run makes
+    if change is None:
+        return
+    claim = json.dumps(values.get("claim") or "CLAIM", ensure_ascii=False)
+    raise UsageError(f"thread {thread_id} was checked under {change}. Resuming it would finish (or show) a check "
+                     "under a setup it did not start with. Check the claim afresh with this setup: `claimhop check "
+                     f"{claim}` (with this command's --corpus, --model and --set), or resume it with what it started "
+                     "with (its settings are kept with the thread: leave out a --set or --model that changes them)")
 
 
 def check_file(args: argparse.Namespace) -> int:

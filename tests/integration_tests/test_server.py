@@ -1,17 +1,22 @@
 """`langgraph dev` serves the graph offline on a free port; a chat run through langgraph_sdk streams every node
-(values, messages-tuple, custom, updates) and a follow-up on the same thread is answered from its state."""
+(values, messages-tuple, custom, updates) and a follow-up on the same thread is answered from its state; a
+stateless `POST /runs/wait` answers with the check's verdict, and a body sent chunked (no Content-Length) is read
+whole and checked, or refused with 413 once it passes the limit."""
 
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
 from answers import assert_a_consistent_answer
 from langgraph_sdk import get_client
 
+from claimhop.server.guard import MAX_BODY_BYTES
 from graph import NODE_ORDER
 
 CLAIM = "Steve Augeri and the lead singer of The Runaways were both American musicians."
@@ -145,3 +150,60 @@ def test_health_reports_one_model_load_and_the_server_memory(server, checked):
     assert report["status"] == "ok" and report["model_loads"] == {"local": 1}
     assert report["default_model"].startswith("local: Qwen2.5-Coder-1.5B-Instruct")  # shown by the chat page
     assert report["local_model"]["calls"] >= 1 and 500 < report["rss_mib"] <= report["peak_rss_mib"]
+
+
+def test_a_stateless_run_waited_for_answers_with_the_checks_verdict(server):
+    """`POST /runs/wait` without a thread, as a script or curl sends it: the reply is the check's final state."""
+    body = {"assistant_id": "claimhop", "input": {"claim": CLAIM}, "context": {"max_iterations": 0}}  # a short run
+    request = urllib.request.Request(f"{server}/runs/wait", method="POST", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=1800) as resp:
+        reply = json.loads(resp.read())
+    assert resp.status == 200 and "__error__" not in reply, reply.get("__error__")
+    assert_a_consistent_answer(reply)
+    assert reply["claim"] == CLAIM and reply["selected"]  # the documents the verdict rests on
+
+
+CHUNK = 65_536  # bytes a chunk of the chunked bodies below, as a client streaming a request sends them
+
+
+def send_chunked(url: str, body: bytes, finish: bool = True) -> tuple[int, str]:
+    """POST `body` to /runs/wait in chunks (Transfer-Encoding: chunked, no Content-Length), and read the answer;
+    without `finish`, the last (empty) chunk is never sent. A server that answers before reading everything may
+    close the connection under the sender: its answer is read all the same."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+    try:
+        conn.putrequest("POST", "/runs/wait")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Transfer-Encoding", "chunked")
+        conn.endheaders()
+        try:
+            for start in range(0, len(body), CHUNK):
+                piece = body[start:start + CHUNK]
+                conn.send(b"%x\r\n%s\r\n" % (len(piece), piece))
+            if finish:
+                conn.send(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        conn.close()
+
+
+def test_a_chunked_body_over_the_limit_is_refused_with_413_and_the_server_stays_up(server):
+    """Just over the limit, so the server reads every chunk sent before it answers (it never waits for the end)."""
+    body = json.dumps({"assistant_id": "claimhop", "input": {"claim": "a" * (MAX_BODY_BYTES + CHUNK)}}).encode()
+    code, text = send_chunked(server, body, finish=False)
+    assert code == 413 and f"the request body is over {MAX_BODY_BYTES:,} bytes" in json.loads(text)["detail"]
+    with urllib.request.urlopen(f"{server}/ok", timeout=10) as resp:
+        assert resp.status == 200  # and the server is still there
+
+
+def test_a_chunked_body_is_read_whole_and_checked_like_any_other(server):
+    """A body in four chunks whose claim's words come only in the last: read whole, then checked (a claim one
+    character over the limit: 422 naming its length, which only the whole body gives)."""
+    claim = " " * (3 * CHUNK) + "a" * 2001
+    code, text = send_chunked(server, json.dumps({"assistant_id": "claimhop", "input": {"claim": claim}}).encode())
+    assert code == 422 and "claim is 2001 characters long" in json.loads(text)["detail"], text[:300]

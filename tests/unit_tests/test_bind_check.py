@@ -38,10 +38,13 @@ def exits(monkeypatch):
     monkeypatch.setattr(exposure.os, "_exit", record)
     monkeypatch.setattr(exposure, "_CLEARED", False, raising=False)
     monkeypatch.setattr(exposure, "_WATCHING", threading.Lock(), raising=False)
+    done = threading.Event()
+    monkeypatch.setattr(exposure, "_STOP", done)
     for name in ("CLAIMHOP_SERVER_KEY", "CLAIMHOP_ALLOW_OPEN", "UVICORN_HOST"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LANGGRAPH_API_URL", LOOPBACK_URL)
-    return codes
+    yield codes
+    done.set()  # this test's watcher ends with it
 
 
 def listen_on(host: str) -> socket.socket:
@@ -101,6 +104,26 @@ def test_a_server_that_starts_listening_after_loading_the_app_is_stopped_then(ex
         assert exits == [2] and capsys.readouterr().err.strip().splitlines() == [REFUSAL]
     finally:
         server.close()
+
+
+def test_a_server_binding_after_something_else_listened_on_loopback_is_stopped_then(exits, monkeypatch, capsys):
+    """The process may listen on loopback before the server binds (the in-process model's own listener): the
+    watcher goes on looking, so the server's later socket on 0.0.0.0 is still seen."""
+    other = listen_on("127.0.0.1")
+    try:
+        monkeypatch.setattr(exposure.sys, "argv", ["uvicorn", "claimhop.server.webapp:app"])
+        monkeypatch.setenv("UVICORN_HOST", "0.0.0.0")
+        exposure.refuse_open_exposure()
+        assert exits == []
+        time.sleep(1.0)  # the watcher has seen the loopback socket by now
+        server = listen_on("0.0.0.0")
+        try:
+            assert exits.stopped.wait(5), "a server binding 0.0.0.0 after a loopback listener was not stopped"
+            assert exits == [2] and capsys.readouterr().err.strip().splitlines() == [REFUSAL]
+        finally:
+            server.close()
+    finally:
+        other.close()
 
 
 def test_no_request_is_answered_while_the_server_listens_beyond_loopback_without_a_key(exits, monkeypatch):

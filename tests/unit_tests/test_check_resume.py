@@ -59,3 +59,53 @@ def test_resume_needs_a_known_thread_and_no_claim(cli_home, capsys):
     assert "no checked claim with thread id 'nope'" in capsys.readouterr().err
     assert claimhop.cli.main.main(["check", CLAIM, "--resume", "x"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def interrupted_check(cli_home, monkeypatch, capsys) -> str:
+    """A check stopped at the verifier (as by Ctrl-C); its thread id."""
+    broken = answers()
+
+    def interrupt():
+        raise KeyboardInterrupt
+    broken["evidence_ids"] = interrupt
+    use_fake(monkeypatch, broken)
+    assert claimhop.cli.main.main(["check", CLAIM, *cli_home]) == 130
+    return re.search(r"check --resume (\w+)", capsys.readouterr().err).group(1)
+
+
+def test_a_resume_under_a_changed_setting_or_package_is_refused_naming_the_change(cli_home, monkeypatch, capsys):
+    """Before: `--resume` finished the check under whatever the run now had (here `max_iterations` 2 where its
+    first steps ran with 1, or an upgraded dspy), mixing two setups in one verdict, and said nothing."""
+    import graph.fingerprint
+
+    thread = interrupted_check(cli_home, monkeypatch, capsys)
+    engine = use_fake(monkeypatch, answers())
+    assert claimhop.cli.main.main(["check", "--resume", thread, "--set", "max_iterations=2"]) == 2
+    err = capsys.readouterr().err
+    assert f"thread {thread} was checked under verdict fingerprint" in err
+    assert "setting max_iterations 1 -> 2" in err and f"`claimhop check {json.dumps(CLAIM)}`" in err
+    assert engine.calls == []  # refused before any step ran
+
+    versions = graph.fingerprint.package_versions()
+    monkeypatch.setattr(graph.fingerprint, "package_versions", lambda: {**versions, "dspy": "999.0"})
+    assert claimhop.cli.main.main(["check", "--resume", thread]) == 2
+    assert f"package dspy \"{versions['dspy']}\" -> \"999.0\"" in capsys.readouterr().err
+    assert engine.calls == []
+
+    monkeypatch.setattr(graph.fingerprint, "package_versions", lambda: versions)  # as it started: it finishes
+    assert claimhop.cli.main.main(["check", "--resume", thread, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "SUPPORTED"
+    assert engine.calls == ["evidence_ids", "statements"]
+
+
+def test_a_check_from_before_fingerprints_were_recorded_still_resumes_with_a_note(cli_home, monkeypatch, capsys):
+    import graph.durable
+
+    real = graph.durable.thread_config
+    monkeypatch.setattr(graph.durable, "thread_config", lambda thread_id, *_: real(thread_id))  # the old CLI
+    thread = interrupted_check(cli_home, monkeypatch, capsys)
+    monkeypatch.setattr(graph.durable, "thread_config", real)
+    use_fake(monkeypatch, answers())
+    assert claimhop.cli.main.main(["check", "--resume", thread, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "records no verdict fingerprint" in captured.err and json.loads(captured.out)["verdict"] == "SUPPORTED"

@@ -1,6 +1,7 @@
 """What a `--ray` batch reports of a worker that died: for one that died starting, what its setup raised (Ray's own
 first line names only the actor, and was all a failed CI run showed of a deadlock); and a claim that raises in a
-worker is tried again after the same waits as in a local batch (Ray's calls faked in this process)."""
+worker is tried again after the same waits as in a local batch (Ray's calls faked in this process); a claim another
+worker takes over resumes from the first one's checkpoint, each step naming the node that ran it."""
 
 from __future__ import annotations
 
@@ -104,3 +105,48 @@ def test_a_claim_that_raises_in_a_ray_worker_is_tried_again_after_the_local_wait
         gaps = [later - earlier for earlier, later in zip(tries[claim], tries[claim][1:])]
         assert gaps[0] >= 0.4 * 0.9 and gaps[1] >= 1.2 * 0.9, f"{claim} was tried again after {gaps} s"
     assert "a job is tried again in 0.4 s" in capsys.readouterr().err
+
+
+# --- a claim another node takes over resumes from the first node's checkpoint, and the checkpoints say so ------
+
+def test_a_claim_a_second_worker_takes_over_resumes_after_the_first_workers_last_step(monkeypatch, tmp_path,
+                                                                                      small_corpus):
+    """What the dead-node test (integration) reads from the checkpoints: each step names the node whose worker ran
+    it (`NODE_KEY`), and a claim taken over resumes, so it has one input checkpoint and the second node's steps all
+    come after the first's (a fresh start would write a second input and run every step again)."""
+    from fakes import fake_lm
+    from test_graph_routing import answers
+
+    import claimhop.program.runtime
+    from graph.durable import DurableChecks
+    from state.context import Context
+
+    settings = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
+
+    def on_node(node: str, reply: dict) -> tuple[dict | None, object, list[tuple]]:
+        """The claim run by `node`'s worker: its final state (None when the worker stopped), the fake model's
+        calls, and every checkpoint as (step, source, the node that wrote it)."""
+        lm, engine = fake_lm(reply)
+        monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
+        checks = DurableChecks(tmp_path / "checkpoints.sqlite", labels={distributed.NODE_KEY: node})
+        try:
+            final = checks.run_claim("c0", "Steve Augeri is American.", settings, Context.from_any(settings))
+        except KeyboardInterrupt:
+            final = None
+        steps = sorted(((item.metadata["step"], item.metadata["source"], item.metadata.get(distributed.NODE_KEY))
+                        for item in checks.app.checkpointer.list(None)), key=lambda step: step[0])
+        checks.close()
+        return final, engine, steps
+
+    broken = answers()
+
+    def node_died():
+        raise KeyboardInterrupt  # the first node's worker stops while the verifier thinks
+    broken["evidence_ids"] = node_died
+    assert on_node("first", broken)[0] is None
+    final, engine, steps = on_node("second", answers())
+    assert final["verdict"] == "SUPPORTED" and engine.calls == ["evidence_ids", "statements"]  # only what was left
+    assert [step for step in steps if step[1] == "input"] == [(-1, "input", "first")]
+    first = [number for number, source, node in steps if node == "first" and source == "loop"]
+    second = [number for number, _, node in steps if node == "second"]
+    assert first and second and max(first) < min(second), steps
