@@ -197,6 +197,14 @@ class ClaimFromQuestion(dspy.Signature):
     claim: str = dspy.OutputField()
 
 
+class ClaimFromFinding(dspy.Signature):
+    """Restate the finding as a short claim in plain words, the way a news story or a reader would put it: one
+    sentence under 20 words, no numbers, no statistics, the same direction and the same subject."""
+
+    finding: str = dspy.InputField()
+    claim: str = dspy.OutputField()
+
+
 class Relevant(dspy.Signature):
     """You judge whether a Wikipedia paragraph is relevant to a search query: it is relevant when it gives facts
     about the people, places, works or events the query asks about. Answer with one word: yes or no."""

@@ -537,7 +537,7 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
 
     stop_at_once_on_ctrl_c()
     if args.corpus:
-        return train_for_collection(args.corpus, args.sources, args.seed)
+        return train_for_collection(args.corpus, args.sources, args.seed, not args.verbatim)
     synthetic = Path(args.synthetic)
     retrieved = Path(args.retrieved_from)
     chains = None if args.no_chains or args.dspy else Path(args.chains)
@@ -577,13 +577,13 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     return 0
 
 
-def train_for_collection(corpus: str, sources: int, seed: int) -> int:
+def train_for_collection(corpus: str, sources: int, seed: int, restate: bool = True) -> int:
     """`train-verifier --corpus FOLDER`: the collection's own head, from claims made from its documents."""
     from claimhop.evaluation.collection_head import train_collection_head
 
     if sources < 10:
         raise UsageError("--sources must be at least 10")
-    head = train_collection_head(corpus, sources, seed)
+    head = train_collection_head(corpus, sources, seed, restate=restate)
     provenance = json.loads(head.with_suffix(".json").read_text(encoding="utf-8"))
     print(f"head for {corpus}: {head} ({provenance['support_head']['items']} claims, "
           f"{provenance['seconds']:.0f} s); `claimhop check --corpus {corpus}` uses it")
@@ -803,6 +803,8 @@ def parser() -> argparse.ArgumentParser:
                        "`claimhop index FOLDER`) on claims made from its documents; checks on it then use that head")
     train.add_argument("--sources", type=int, default=60, help="with --corpus: documents the claims are made from "
                        "(three claims each; default 60)")
+    train.add_argument("--verbatim", action="store_true", help="with --corpus: make the claims from the documents' "
+                       "sentences as written (faster; by default the local model restates each in plain words first)")
     train.set_defaults(func=cmd_train_verifier)
     opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
     opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")

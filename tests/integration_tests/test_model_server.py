@@ -7,52 +7,15 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import subprocess
 import sys
 import threading
-import time
-import urllib.error
 import urllib.request
 
-import pytest
 from answers import assert_a_consistent_answer
-
-from benchmarks.launch import free_port
+from served_model import status
 
 CLAIM = "Steve Augeri and the lead singer of The Runaways were both American musicians."
-
-
-def status(url: str, key: str | None) -> int:
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"} if key else {})
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status
-    except urllib.error.HTTPError as err:
-        return err.code
-    except urllib.error.URLError:
-        return 0  # not listening yet
-
-
-@pytest.fixture(scope="module")
-def model_server(tmp_path_factory):
-    port, key = free_port(), secrets.token_hex(12)
-    log = tmp_path_factory.mktemp("model-server") / "serve-model.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "claimhop.cli.main", "serve-model", "--port", str(port),
-                                 "--parallel", "2"],
-                                env={**os.environ, "CLAIMHOP_MODEL_API_KEY": key}, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.time() + 240
-        while status(f"{base}/models", key) != 200:
-            assert proc.poll() is None, log.read_text()[-2000:]
-            assert time.time() < deadline, "the model server did not start in 240 s"
-            time.sleep(1)
-        yield base, key
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def test_the_model_server_refuses_a_request_without_its_key(model_server):

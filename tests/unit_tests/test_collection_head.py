@@ -58,9 +58,19 @@ def test_a_collection_gets_its_own_head_and_checks_on_it_use_it(home, monkeypatc
     monkeypatch.setattr(collection_head, "extract_features", fake_read)
     monkeypatch.setattr(collection_head, "load_features", fake_states)
     monkeypatch.setattr(collection_head, "answer_rows", lambda path: np.ones((4, 8)))
+    restated: list[str] = []
+
+    def fake_restater(total):  # the model's restatement, recorded: a paraphrase a reader might write
+        def restate(finding):
+            restated.append(finding)
+            return finding.replace("Treatment with", "Taking").replace("compared with placebo over two years", "")
+        return restate
+
+    monkeypatch.setattr(collection_head, "model_restater", fake_restater)
     assert claimhop.cli.main.main(["train-verifier", "--corpus", str(folder), "--sources", "12"]) == 0
     said = capsys.readouterr().out
     assert "claims made from 12 documents" in said and "about 10 s each" in said  # the cost, before reading
+    assert "restating findings of 12 documents" in said and len(restated) == 12
     head = default_folder(folder) / "verifier_head.npz"
     assert head.is_file() and head_file(str(folder)) == head  # the index remembers its head
     provenance = json.loads(head.with_suffix(".json").read_text())
@@ -68,6 +78,8 @@ def test_a_collection_gets_its_own_head_and_checks_on_it_use_it(home, monkeypatc
     assert provenance["training_data"]["collection"]["items"] == len(read) >= 30
     claims = [json.loads(line) for line in (default_folder(folder) / "verifier-claims.jsonl").read_text().splitlines()]
     assert {c["kind"] for c in claims} == {"SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"}
+    assert all(c["claim"].startswith("Taking ") and "placebo" not in c["claim"] for c in claims)  # the restatements
+    assert provenance["training_data"]["collection"]["restated"] is True
     trained = load_head(head)
     states = fake_states(claims, None)
     right = [trained.probabilities(s)["supported"] >= 0.5 for s, c in zip(states, claims) if c["kind"] == "SUPPORTED"]
