@@ -45,7 +45,7 @@ from graph.durable import DurableChecks
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = 20  # retrieval-only eval: cheap
-DEAD_NODE_CLAIMS = 8  # the real model: the kill still falls mid-run (after 2 lines, 6 to go), in a third of the time
+DEAD_NODE_CLAIMS = 5  # the real model: the kill falls mid-run (after 2 lines: one claim in flight a node, one queued)
 # Steps of its next claim the second node must have finished when it is killed: the claim searched alone and
 # decomposed (a model call), work the node left must not do again.
 STEPS_BEFORE_KILL = 3
