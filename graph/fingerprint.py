@@ -233,16 +233,20 @@ def _digest(value: Any, digits: int) -> str:
 # Hex digits a checkpoint keeps of a long part (a code hash, a corpus sha256, the engine's options): enough to tell
 # two apart, short enough to be written at every step.
 PART_DIGITS = 12
-# The parts a checkpoint keeps by such a digest; the others (claimhop's version, the packages' versions, the model)
-# are short and kept as they are, and the settings as those that differ from their declared defaults.
-DIGESTED = ("code", "engine", "program and verifier head", "search")
+
+# The parts a checkpoint keeps only by a digest, and how `what_changed` names them; the others (claimhop's version,
+# the packages' versions, the model) are short and kept as they are, and the settings as those that differ from
+# their declared defaults.
+DIGESTED_NAMES = {"code": "claimhop's code", "engine": "the local engine's options (its CLAIMHOP_* variables)",
+                  "program and verifier head": "the optimised program or the verifier head",
+                  "search": "the corpus or its index"}
 
 
 def verdict_record(ctx: Context, parts: dict[str, Any]) -> dict[str, Any]:
     """What a checkpoint keeps of `parts` (`verdict_parts(ctx)`) so that a later run can name what changed
     (`what_changed`), in a few hundred bytes rather than the parts whole at every step."""
     record = {name: parts[name] for name in ("claimhop", "packages", "model")}
-    record.update({name: _digest(parts[name], PART_DIGITS) for name in DIGESTED})
+    record.update({name: _digest(parts[name], PART_DIGITS) for name in DIGESTED_NAMES})
     defaults = declared_defaults()
     record["settings"] = {name: value for name, value in flat_settings(ctx).items() if value != defaults[name]}
     record["settings digest"] = _digest(parts["settings"], PART_DIGITS)  # a default changed with the code
@@ -261,12 +265,6 @@ def declared_defaults() -> dict[str, Any]:
 
     declared = [f for cls in (Context, Tuning) for f in dataclasses.fields(cls) if not f.metadata.get("nested")]
     return {f.name: json.loads(json.dumps(f.default, default=str)) for f in declared}
-
-
-# How `what_changed` names a part that a checkpoint keeps only by its digest.
-DIGESTED_NAMES = {"code": "claimhop's code", "engine": "the local engine's options (its CLAIMHOP_* variables)",
-                  "program and verifier head": "the optimised program or the verifier head",
-                  "search": "the corpus or its index"}
 
 
 def what_changed(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:

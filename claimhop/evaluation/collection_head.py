@@ -150,10 +150,9 @@ def train_collection_head(source: str | Path, sources: int = SOURCES, seed: int 
         "training_data": {"collection": {"source": str(source), "claims": str(claims_file(folder)),
                                          "items": len(items), "by_variant": dict(Counter(i["variant"] for i in items)),
                                          "restated": restate,
-                                         "made_from": ("the collection's own finding sentences, restated by the "
-                                                       "local model" if restate else "the collection's own finding "
-                                                       "sentences, verbatim") + "; see "
-                                                      "claimhop.evaluation.collection_claims"}},
+                                         "made_from": "the collection's own finding sentences, "
+                                                      f"{'restated by the local model' if restate else 'verbatim'}; "
+                                                      "see claimhop.evaluation.collection_claims"}},
         "support_head": {"C": c_support, "items": len(items), "supported": int(supported.sum()),
                          "class_weight": "balanced"},
         "kind_head": {"C": c_kind, "items": int(false.sum()), "contradicted": int(contradicted[false].sum()),

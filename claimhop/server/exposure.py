@@ -5,8 +5,8 @@ explicit way out, for an operator whose own proxy checks every request).
 Where the server listens is read from the sockets this process listens on (psutil: TCP sockets in LISTEN), however
 they were opened: `langgraph dev --host`, `uvicorn --host`, `UVICORN_HOST`, `gunicorn -b`, a socket handed over by a
 supervisor. A server loads its app before it listens (uvicorn binds after the app's startup), so the check runs when
-the app is loaded and again, from a watcher thread, while the process runs (its first hour); and the middleware in front of
-every route (claimhop.server.guard) asks too, so no request is answered in between. What the process says about
+the app is loaded and again, from a watcher thread, while the process runs (its first hour); and the middleware in
+front of every route (claimhop.server.guard) asks too, so no request is answered in between. What the process says about
 itself still counts as well: `--host H` on its command line and the URL `langgraph dev` announces in
 LANGGRAPH_API_URL (with `--tunnel` the public tunnel's URL: the socket is on loopback, the server is not). Where the
 sockets cannot be read (psutil missing or refused) a server that names no host is taken as exposed, as before."""
@@ -104,17 +104,22 @@ def exposure_problem(env: dict[str, str], argv: list[str], key: bytes,
             f"send it), or {ALLOW_OPEN_ENV}=1 if a proxy of your own checks every request")
 
 
+def keyed_or_opted_out() -> bool:
+    """A key is set, or the operator's explicit opt-out: the server may listen anywhere."""
+    return bool(expected_key()) or os.environ.get(ALLOW_OPEN_ENV, "").strip() == "1"
+
+
 def serving_cleared() -> bool:
     """Whether nothing is left to check: the process was seen listening on loopback only, or it has a key or the
     operator's opt-out (no system call, so the middleware asks this on the event loop)."""
-    return _CLEARED or bool(expected_key()) or os.environ.get(ALLOW_OPEN_ENV, "").strip() == "1"
+    return _CLEARED or keyed_or_opted_out()
 
 
 def serving_problem() -> str | None:
     """For the middleware, on each request until the process was seen listening on loopback only: why this request
     must not be answered (the server listens beyond loopback without a key), or None."""
     global _CLEARED
-    if _CLEARED or expected_key() or os.environ.get(ALLOW_OPEN_ENV, "").strip() == "1":
+    if serving_cleared():
         return None
     listening = listening_addresses()
     problem = exposure_problem(dict(os.environ), list(sys.argv), b"", listening or [])
@@ -148,7 +153,7 @@ def watch_until_listening(every: float = WATCH_EVERY_S, limit: float = WATCH_FOR
 def refuse_open_exposure() -> None:
     """Called as the server loads claimhop's app: exit with the one-line reason when it must not start, from what
     the process shows now; until it listens, a watcher thread looks again (one per process)."""
-    if expected_key() or os.environ.get(ALLOW_OPEN_ENV, "").strip() == "1":
+    if keyed_or_opted_out():
         return
     listening = listening_addresses()
     problem = exposure_problem(dict(os.environ), list(sys.argv), b"", listening)

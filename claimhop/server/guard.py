@@ -24,7 +24,6 @@ page it serves from another origin (agent-chat-ui) carry that origin's CORS head
 from __future__ import annotations
 
 import asyncio
-
 import json
 from typing import Any
 
