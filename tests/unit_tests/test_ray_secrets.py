@@ -44,7 +44,7 @@ def test_the_shipped_environment_holds_no_password_and_no_key(monkeypatch):
 def handed_to_ray(monkeypatch) -> dict:
     """What `start_workers` hands Ray for a worker, the driver's environment being DRIVER: the actor's options
     (its `runtime_env`) and its constructor's arguments."""
-    ray = pytest.importorskip("ray")
+    import ray  # installed by the dev extra: a missing Ray fails this test, never skips it
     handed: list[dict] = []
 
     class Remote:
