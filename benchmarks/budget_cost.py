@@ -19,7 +19,11 @@ from benchmarks.head_sources import parse_reading
 from claimhop.atomic import write_text
 from claimhop.evaluation.runner import json_objects
 from claimhop.evaluation.verifier_features import documents_for
-from claimhop.verification.passages import passage_messages, passages_read, read_passages
+from claimhop.program.verify.reading import (
+    passage_messages,
+    passages_read,
+    read_passages,
+)
 
 SELECTIONS = Path("docs/results/plan-examples/hotpotqa-100/new.jsonl")
 CLAIMS = Path("docs/results/plan-examples/hotpotqa-100/claims.jsonl")

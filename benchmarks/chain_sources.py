@@ -35,7 +35,7 @@ from claimhop.evaluation.train_verifier import (
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
 from claimhop.evaluation.verifier_features import load_features
 from claimhop.evaluation.verifier_report import auc, held_out
-from claimhop.verification.passages import (
+from claimhop.program.verify.reading import (
     READ_BLOCKS,
     READ_BUDGET,
     READING,

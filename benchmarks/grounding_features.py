@@ -49,7 +49,7 @@ from claimhop.evaluation.train_verifier import (
 )
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED
 from claimhop.evaluation.verifier_features import documents_for
-from claimhop.verification.passages import (
+from claimhop.program.verify.reading import (
     READ_BLOCKS,
     READ_BUDGET,
     READING,

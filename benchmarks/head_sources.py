@@ -1,6 +1,6 @@
 """The passage verifier's head by reading and by training source, on the 169 HoVer dev claims, cross-fitted.
 
-For each reading (rule and layer, claimhop.verification.passages.READINGS) whose features `claimhop train-verifier`
+For each reading (rule and layer, claimhop.program.verify.reading.READINGS) whose features `claimhop train-verifier`
 has saved, heads are trained on the synthetic claims, on the dev claims, or on both, and every dev figure comes from
 a head that never saw the claim (5 folds by a hash of its uid, both evidence kinds of a claim in one fold; synthetic
 claims are never held out). Each row is compared claim by claim with the shipped head's own cross-fitted rows
@@ -21,11 +21,21 @@ import numpy as np
 
 from claimhop.atomic import atomic_path, write_text
 from claimhop.evaluation.report import macro_f1, mcnemar_exact
-from claimhop.evaluation.train_verifier import SYNTHETIC_CLAIMS, answer_rows, fit_logistic, head_inputs
+from claimhop.evaluation.train_verifier import (
+    SYNTHETIC_CLAIMS,
+    answer_rows,
+    fit_logistic,
+    head_inputs,
+)
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
-from claimhop.evaluation.verifier_features import documents_for, features_dir, load_features, state_path
+from claimhop.evaluation.verifier_features import (
+    documents_for,
+    features_dir,
+    load_features,
+    state_path,
+)
 from claimhop.evaluation.verifier_report import auc, held_out
-from claimhop.verification.passages import MODEL_BLOCKS, ReadingRule, reading_rule
+from claimhop.program.verify.reading import MODEL_BLOCKS, ReadingRule, reading_rule
 
 SOURCES = ("synthetic + dev", "dev only", "synthetic only")
 KINDS = ("retrieved", "gold")

@@ -65,7 +65,7 @@ def measure(blocks: int, items: list[dict], corpus, answers: np.ndarray) -> dict
     )
     from claimhop.lm.cut_model import cut_path
     from claimhop.lm.weights import gguf_path
-    from claimhop.verification.passages import MODEL_BLOCKS, reading_rule
+    from claimhop.program.verify.reading import MODEL_BLOCKS, reading_rule
 
     rule = reading_rule(blocks=blocks)
     folder = features_dir(rule)

@@ -1,4 +1,4 @@
-"""How often the "nothing to go on" rule (claimhop.verification.coverage) would fire on claims the collection
+"""How often the "nothing to go on" rule (claimhop.program.verify.coverage) would fire on claims the collection
 does cover, from recorded eval rows (the 21 titles claimhop selected per claim), with no model call:
 
     python -m benchmarks.nothing_to_go_on docs/results/dev-169-selection/eval.jsonl
@@ -14,8 +14,8 @@ from pathlib import Path
 from claimhop.entities.ner import extract_entities, unique
 from claimhop.evaluation.data import DEV_CLAIMS
 from claimhop.evaluation.runner import json_objects
+from claimhop.program.verify.coverage import claim_names, unmentioned_names
 from claimhop.retrieval.corpus import BUNDLED_CORPUS, load_corpus
-from claimhop.verification.coverage import claim_names, unmentioned_names
 
 
 def main() -> None:

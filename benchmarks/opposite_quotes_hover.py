@@ -16,11 +16,11 @@ from claimhop.evaluation.data import load_claims
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED
 from claimhop.evaluation.verify_eval import retrieved_titles
-from claimhop.program.verify import said_opposite
+from claimhop.program.verify.head import load_head
+from claimhop.program.verify.quotes import quotes_for
+from claimhop.program.verify.reading import passages_read
+from claimhop.program.verify.stage import said_opposite
 from claimhop.retrieval.corpus import documents_by_title, load_corpus
-from claimhop.verification.head import load_head
-from claimhop.verification.passages import passages_read
-from claimhop.verification.quotes import quotes_for
 
 ROWS = Path("docs/results/verifier/dev-169-passages.jsonl")
 

@@ -5,7 +5,7 @@ Retrieval comes from a `claimhop eval --recall-only --systems bm25,hybrid,claimh
 `OUT/NAME/eval.jsonl`): evidence recall@5 and @21 count a claim when ANY of its evidence documents is among the first
 k (the sets list alternative evidence, not chains). Verdicts are given on claimhop's 21 documents by the verify
 stage's own parts: the passages its head reads (`passages_read` by the head's reading), the state (read once and
-cached, claimhop.evaluation.verifier_features), the head, the quotes and `judged` (claimhop.program.verify), for
+cached, claimhop.evaluation.verifier_features), the head, the quotes and `judged` (claimhop.program.verify.stage), for
 each head compared:
 - `before`: the bundled head as shipped at 9569faa (chain-order-1), no quote rule (the verdict then);
 - `bundled`: the bundled head with the quote rule (a sentence read that says the opposite contradicts);
@@ -55,7 +55,7 @@ def evidence_recall(rows: list[dict], k: int) -> float | None:
 
 
 def heads_for(folder: Path) -> dict[str, object]:
-    from claimhop.verification.head import HEAD_FILE, collection_head, load_head
+    from claimhop.program.verify.head import HEAD_FILE, collection_head, load_head
 
     heads = {"before": load_head(HEAD_FILE), "bundled": load_head(HEAD_FILE)}
     trained = collection_head(str(folder))
@@ -72,11 +72,16 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
     from tqdm import tqdm
 
     from claimhop.entities.ner import extract_entities, unique
-    from claimhop.evaluation.verifier_features import documents_for, features_dir, state_of, state_path
-    from claimhop.program.verify import ToVerify, judged, nothing_to_go_on
+    from claimhop.evaluation.verifier_features import (
+        documents_for,
+        features_dir,
+        state_of,
+        state_path,
+    )
+    from claimhop.program.verify.quotes import quotes_for
+    from claimhop.program.verify.reading import passages_read
+    from claimhop.program.verify.stage import ToVerify, judged, nothing_to_go_on
     from claimhop.retrieval.factory import search_engine
-    from claimhop.verification.passages import passages_read
-    from claimhop.verification.quotes import quotes_for
 
     corpus = search_engine(str(folder)).corpus
     heads = heads_for(folder)

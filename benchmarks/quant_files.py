@@ -28,11 +28,11 @@ import numpy as np
 
 from claimhop.atomic import write_text
 from claimhop.cache_root import cache_root
-from claimhop.verification.passages import MODEL_BLOCKS
+from claimhop.program.verify.reading import MODEL_BLOCKS
 
 SCHEMES = {"q4_0": {"Q4_K": "Q4_0", "Q6_K": "Q4_0"}, "q4_0+q8_0": {"Q4_K": "Q4_0", "Q6_K": "Q8_0"}}
 SHIPPED = "q4_k_m"
-CUT = 21  # the verifier's blocks (claimhop.verification.passages.READ_BLOCKS)
+CUT = 21  # the verifier's blocks (claimhop.program.verify.reading.READ_BLOCKS)
 REPEATS = 3  # chat calls
 PROMPTS, PASSES = 8, 2  # verify prompts, each read twice
 NAMES = {1: "SUPPORTED", 0: "NOT_SUPPORTED"}
@@ -62,8 +62,7 @@ def chain_prompts(limit: int, rule=None) -> list[tuple[dict, list[dict]]]:
     from claimhop.evaluation.synthetic_chains import CHAIN_CLAIMS
     from claimhop.evaluation.verifier_data import synthetic_items
     from claimhop.evaluation.verifier_features import documents_for
-    from claimhop.retrieval.corpus import load_corpus
-    from claimhop.verification.passages import (
+    from claimhop.program.verify.reading import (
         READ_BLOCKS,
         READ_BUDGET,
         READING,
@@ -71,6 +70,7 @@ def chain_prompts(limit: int, rule=None) -> list[tuple[dict, list[dict]]]:
         passages_read,
         reading_rule,
     )
+    from claimhop.retrieval.corpus import load_corpus
 
     corpus, rule = load_corpus(), rule or reading_rule(READING, READ_BLOCKS, READ_BUDGET)
     out = []
@@ -157,8 +157,8 @@ def transfer(scheme: str, limit: int) -> dict:
         save_atomic,
     )
     from claimhop.evaluation.verifier_report import auc
+    from claimhop.program.verify.head import load_head
     from claimhop.retrieval.corpus import load_corpus
-    from claimhop.verification.head import load_head
 
     head = load_head()
     pairs = chain_prompts(limit, head.reading)  # the prompts its cached states were read from

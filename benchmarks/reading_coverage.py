@@ -1,6 +1,6 @@
 """Does the passage verifier read the whole chain? Coverage of the gold passages by the passages read, per hop count.
 
-The passage verifier (claimhop.verification.passages) reads the claim with passages of the selected documents, in
+The passage verifier (claimhop.program.verify.reading) reads the claim with passages of the selected documents, in
 chain order, each clipped to PASSAGE_CAP characters, within PASSAGE_BUDGET characters; it cannot support what it
 does not read. From recorded selections (the claimhop rows of a recall run: the 21 titles selected per item) and
 the bundled corpus, this measures, per dataset and per num_hops, the share of items whose passages read hold every
@@ -34,11 +34,11 @@ from claimhop.atomic import atomic_path, write_text
 from claimhop.data import bundled
 from claimhop.entities.matching import mentions
 from claimhop.entities.ner import name_spans
+from claimhop.program.verify.reading import PASSAGE_BUDGET, PASSAGE_CAP
 from claimhop.retrieval.corpus import documents_by_title, load_corpus
 from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.sentences import split_sentences
-from claimhop.verification import passages as shipped
-from claimhop.verification.passages import PASSAGE_BUDGET, PASSAGE_CAP
+from claimhop.program.verify import reading as shipped
 
 HOTPOTQA_ROWS = Path("docs/results/recall-20/hotpotqa-200.jsonl")
 DEV_ROWS = Path("docs/results/dev-169-selection/eval.jsonl")
@@ -68,7 +68,7 @@ class Rule:
     note: str = field(default="", compare=False)
 
 
-CURRENT = Rule("current (chain, cap 1000)", note="claimhop.verification.passages today")
+CURRENT = Rule("current (chain, cap 1000)", note="claimhop.program.verify.reading today")
 RECOMMENDED = Rule("fold + one per base + cap 600 + lead 300", fold=True, one_per_base=True, cap=600,
                    rest_cap=300, note="chosen on HotpotQA by the grid (reading-coverage-grid.md)")
 RULES = [
@@ -108,7 +108,7 @@ def _normalized(text: str, fold: bool = False) -> str:
 
 def clipped(text: str, limit: int, sentences: int | None = None) -> str:
     """The passage's first sentences, as many as fit in `limit` characters (and at most `sentences` of them), at
-    least one (cut to the limit); as claimhop.verification.passages.clipped when `sentences` is None."""
+    least one (cut to the limit); as claimhop.program.verify.reading.clipped when `sentences` is None."""
     if len(text) <= limit and sentences is None:
         return text
     kept, length = [], 0
@@ -123,7 +123,7 @@ def clipped(text: str, limit: int, sentences: int | None = None) -> str:
 def chain_groups(claim: str, documents: list[dict], depth: int = 1, fold: bool = False,
                  one_per_base: bool = False) -> tuple[list[dict], list[dict], list[dict]]:
     """(named by the claim, linked from them within `depth` hops, the rest), each in selection order: depth 1 is
-    claimhop.verification.passages.chain_groups; with depth 2 the documents the linked ones name come next (claim
+    claimhop.program.verify.reading.chain_groups; with depth 2 the documents the linked ones name come next (claim
     names A, A names B, B names C), and so on."""
     rule = shipped.ReadingRule("grid", fold=fold, one_per_base=one_per_base)
     named, linked, rest = shipped.chain_groups(claim, documents, rule)

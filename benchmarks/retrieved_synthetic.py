@@ -41,7 +41,7 @@ from claimhop.evaluation.verifier_features import (
     features_dir,
     state_path,
 )
-from claimhop.verification.passages import (
+from claimhop.program.verify.reading import (
     READ_BLOCKS,
     READ_BUDGET,
     READING,

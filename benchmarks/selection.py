@@ -46,7 +46,7 @@ def record(claims_path: Path, out: Path, settings: dict[str, Any]) -> None:
             row = {
                 "uid": claim["uid"], "num_hops": claim["num_hops"], "gold": claim["supporting_titles"],
                 "claim": claim["claim"],
-                "claim_entities": state.get("claim_entities", []), "gap_entities": state.get("gap_entities", []),
+                "claim_entities": state.get("claim_entities", []), "looked_up": state.get("looked_up", []),
                 # what the later hop added is left out: `compare` replays it under each rule's settings
                 "candidates": [{k: c[k] for k in ("doc_id", "title", "retrieval_score", "found_by")}
                                for c in state.get("candidates", {}).values() if c["found_by"] != ["later_links"]],
@@ -72,10 +72,10 @@ def parse_rule(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def compare(records_path: Path, rules: list[str]) -> None:
+    from claimhop.program.later_links import later_hop
+    from claimhop.program.search.stage import candidate
+    from claimhop.program.select.stage import select_from
     from claimhop.retrieval.service import Hit, index_search
-    from claimhop.program.links import later_hop
-    from claimhop.program.search import candidate
-    from claimhop.program.select import select_from
     from state.context import Context
     from state.schema import merge_candidates
 
@@ -98,7 +98,7 @@ def compare(records_path: Path, rules: list[str]) -> None:
                 candidates = merge_candidates(candidates, linked.candidates)
             claim_ranking = [candidate(Hit(i, titles[i], 0.0, texts[i]), rank, "claim")
                              for rank, i in enumerate(row["claim_ranking"], start=1)]
-            selected = select_from(candidates, row["claim_entities"], row["gap_entities"], claim_ranking, ctx, links)
+            selected = select_from(candidates, row["claim_entities"], row["looked_up"], claim_ranking, ctx, links)
             found.append(all_gold_in([d["title"] for d in selected], row["gold"]))
         results[name] = found
     base_name, base = next(iter(results.items()))

@@ -35,8 +35,8 @@ def measure(claims: int) -> dict:
     from claimhop.lm.provider import get_lm
     from claimhop.lm.usage import LEDGER, model_step, usage_between
     from claimhop.program import Stages
+    from claimhop.program.verify.alternatives.nli import judge_pair
     from claimhop.retrieval.corpus import load_corpus
-    from claimhop.verification.alternatives.nli import judge_pair
 
     corpus = load_corpus()
     text_of = dict(zip(corpus.titles, corpus.texts))

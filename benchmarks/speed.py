@@ -18,7 +18,15 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.runs import BASELINES, NEW, PREVIOUS, Config, claimhop_rows, run_config, sample_file
+from benchmarks.runs import (
+    BASELINES,
+    NEW,
+    PREVIOUS,
+    Config,
+    claimhop_rows,
+    run_config,
+    sample_file,
+)
 from claimhop.evaluation.report import all_gold, paired, verdict_right
 from claimhop.evaluation.run_summary import figures
 
@@ -92,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         head = Path(args.previous_head).resolve()
         if not head.is_file() or not head.with_suffix(".json").is_file():
             parser.error(f"--previous-head {head}: a head file and its .json beside it are needed")
-        from claimhop.verification.head import reading_of
+        from claimhop.program.verify.head import reading_of
 
         # Named by what the head reads (its .json), so the rows file says which head made them.
         rule = reading_of(json.loads(head.with_suffix(".json").read_text(encoding="utf-8")))

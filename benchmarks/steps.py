@@ -27,7 +27,14 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.runs import NEW, PREVIOUS, Config, claimhop_rows, run_config, sample_file
+from benchmarks.runs import (
+    NEW,
+    PREVIOUS,
+    Config,
+    claimhop_rows,
+    run_config,
+    sample_file,
+)
 from claimhop.cache_root import cache_root
 from claimhop.evaluation.report import all_gold, paired, verdict_right
 from claimhop.evaluation.run_summary import figures

@@ -28,8 +28,8 @@ REPLY_TOKENS = 60
 def measure(passes: int, offset: int) -> dict:
     """In this process: seconds per reading pass and per reply (the engine's thread count from the environment)."""
     from claimhop.lm.provider import local_engine
+    from claimhop.program.verify.reading import passage_messages
     from claimhop.retrieval.corpus import load_corpus
-    from claimhop.verification.passages import passage_messages
 
     corpus = load_corpus()
     engine = local_engine()

@@ -15,14 +15,14 @@ from pathlib import Path
 
 from claimhop.evaluation.verifier_data import dev_items
 from claimhop.evaluation.verifier_features import documents_for
-from claimhop.retrieval.corpus import load_corpus
-from claimhop.verification.passages import (
+from claimhop.program.verify.reading import (
     READ_BLOCKS,
     READ_BUDGET,
     READING,
     passages_read,
     reading_rule,
 )
+from claimhop.retrieval.corpus import load_corpus
 
 ROWS = Path("docs/results/verifier/dev-169-passages.jsonl")
 

@@ -3,7 +3,7 @@ on, verifies it and answers with citations.
 
 The graph's design lives in the top-level packages `graph` (wiring), `nodes` (one node per module) and `state`
 (typed state, schemas, run settings); everything else is here: `claimhop.retrieval`, `claimhop.lm`,
-`claimhop.entities`, `claimhop.verification`, `claimhop.program` (the DSPy program: one module per stage, each
+`claimhop.entities`, `claimhop.program` (the DSPy program: one folder or module per stage, each
 `forward` the stage's whole algorithm), `claimhop.evaluation`, `claimhop.cli`, `claimhop.server` and `claimhop.data` (the bundled corpus)."""
 
 __version__ = "0.1.0"

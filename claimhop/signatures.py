@@ -183,7 +183,7 @@ class JudgeClaimOnPassages(dspy.Signature):
     supported: Literal["yes", "no"] = dspy.OutputField()
 
 
-# what the user message of the passage verifier's prompt ends with (claimhop.verification.passages)
+# what the user message of the passage verifier's prompt ends with (claimhop.program.verify.reading)
 PASSAGES_QUESTION = "Is the claim supported by the documents?"
 
 

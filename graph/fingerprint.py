@@ -133,7 +133,7 @@ def _content_sha256(path: str, _size: int, _mtime_ns: int) -> str:
 def program_identity(ctx: Context) -> str:
     """The optimised DSPy program the run loads and the passage verifier's head, by content."""
     from claimhop.program import program_file
-    from claimhop.verification.head import head_file
+    from claimhop.program.verify.head import head_file
 
     return (_file_digest(program_file(ctx.use_optimized_program, ctx.program_path)) + " "
             + _file_digest(head_file(ctx.corpus_path, ctx.index_dir)))  # the collection's own head, when trained
@@ -150,7 +150,6 @@ def search_identity(ctx: Context) -> dict[str, Any]:
         return {"retriever": ctx.retriever}
     from claimhop.retrieval.collection import resolve
     from claimhop.retrieval.corpus import BUNDLED_CORPUS
-
     from claimhop.retrieval.index_store import read_manifest
 
     collection = resolve(ctx.corpus_path, ctx.index_dir)  # your own documents: the passages of the current version

@@ -1,5 +1,5 @@
 """Step 5: look up the bridging entities (the entity ranking's best; with bridge_pick=lm, the model's picks
-interleaved with them), title match first, and follow the best documents' links (claimhop/program/bridge.py)."""
+interleaved with them), title match first, and follow the best documents' links (claimhop/program/bridge/stage.py)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ def bridge(state: State, runtime: Runtime[Context]) -> dict:
     new = [t for t in out.candidates if t not in state.get("candidates", {})]
     return {
         "bridge_entities": out.entities,
-        # what the bridge looked up (by name or by following links) counts for selection like the gap analyses'
-        # entities: a linked article has no query behind it, so its retrieval score alone would rank it last
-        "gap_entities": out.looked_up, "candidates": out.candidates, "hops": out.hops, "lm_calls": out.calls,
+        # what the bridge looked up (by name or by following links) joins the names selection weighs: a linked
+        # article has no query behind it, so its retrieval score alone would rank it last
+        "looked_up": out.looked_up, "candidates": out.candidates, "hops": out.hops, "lm_calls": out.calls,
         "degraded": [out.degraded] if out.degraded else [],
         "messages": [say("bridge", f"Bridging entities: {', '.join(out.entities) or 'none'}; {len(new)} new documents.")],
     }

@@ -1,6 +1,6 @@
 """Step 1: plan the search. With planner=facts, the default, one model call splits the claim into atomic facts,
 which are the sub-questions and later the facts verify quotes, and names the entities to look up. The stage:
-claimhop/program/plan.py."""
+claimhop/program/plan/stage.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Step 3: phase 1 searches the claim and its sub-questions, phase 2 the early gap queries (claimhop/program/search.py)."""
+"""Step 3: phase 1 searches the claim and its sub-questions, phase 2 the early gap queries (claimhop/program/search/stage.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Step 2: what the claim needs before searching: the entities and queries the plan named (no model call), or,
-with planner=two_calls, the model's early gap analysis (claimhop/program/plan_two_calls.py); and the names the
+with planner=two_calls, the model's early gap analysis (claimhop/program/plan/alternatives/two_calls.py); and the names the
 claim itself gives (spaCy)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def early_gap(state: State, runtime: Runtime[Context]) -> dict:
          queries=gap.queries, claim_entities=claim_entities, degraded=gap.degraded,
          planned_with_decompose=state.get("planned_gap") is not None)
     return {
-        "facts_needed": gap.facts_needed, "gap_queries": gap.queries, "gap_entities": gap.entities,
+        "facts_needed": gap.facts_needed, "gap_queries": gap.queries, "looked_up": gap.entities,
         "claim_entities": claim_entities, "lm_calls": gap.calls, "degraded": [gap.degraded] if gap.degraded else [],
         "messages": [say("early_gap", "To find: " + "; ".join(gap.queries))],
     }

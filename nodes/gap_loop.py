@@ -24,7 +24,7 @@ def gap_loop(state: State, runtime: Runtime[Context]) -> dict:
          queries=out.queries, complete=out.complete, new_documents=len(new), degraded=out.degraded)
     return {
         "iteration": out.iteration, "gap_shown": found_so_far(candidates), "missing": out.missing,
-        "gap_entities": out.entities, "gap_complete": out.complete or not out.queries, "new_last_round": len(new),
+        "looked_up": out.entities, "gap_complete": out.complete or not out.queries, "new_last_round": len(new),
         "candidates": out.candidates, "hops": out.hops, "lm_calls": out.calls,
         "degraded": [out.degraded] if out.degraded else [],
         "messages": [say("gap_loop", f"Round {out.iteration}: {len(new)} new documents for: " + "; ".join(out.queries))],

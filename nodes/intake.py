@@ -7,9 +7,9 @@ from langchain_core.messages import HumanMessage
 from langgraph.types import Overwrite
 
 from claimhop.program.runtime import emit
-from state.turns import PER_CHECK_CLEARED, PER_RUN_RESET, read_turn
 from state.instructions import split_instructions
 from state.schema import State
+from state.turns import PER_CHECK_CLEARED, PER_RUN_RESET, read_turn
 
 
 def intake(state: State) -> dict:

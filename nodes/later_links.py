@@ -1,5 +1,5 @@
 """Step 6b: the chain's next hop: follow the links of the articles it has reached, no model call
-(claimhop/program/links.py)."""
+(claimhop/program/bridge/links.py)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A user sees documents within seconds while the model plans the hops. The same query leads phase 1 of
 `dual_retrieval`, which makes its first documents candidates; the ranking kept here (`claim_ranking`) is what
 selection may add from or keep whatever the entity scores say (`claim_k`, `claim_floor`). The stage:
-claimhop/program/search.py."""
+claimhop/program/search/stage.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from claimhop.program import stages_for
 from claimhop.program.runtime import emit, say, settings_of
-from claimhop.program.search import Search, candidate
+from claimhop.program.search.stage import Search, candidate
 from state.context import Context
 from state.schema import State
 

@@ -1,5 +1,5 @@
 """Step 7: deduplicated, entity- and chain-scored selection of the top documents (21 by default), in score order
-(claimhop/program/select.py)."""
+(claimhop/program/select/stage.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def select_documents(state: State, runtime: Runtime[Context]) -> dict:
     that chain them."""
     out = stages_for(settings_of(runtime)).select(
         candidates=state.get("candidates", {}), claim_entities=state.get("claim_entities", []),
-        gap_entities=state.get("gap_entities", []), claim_ranking=state.get("claim_ranking", []))
+        looked_up=state.get("looked_up", []), claim_ranking=state.get("claim_ranking", []))
     selected = out.selected
     emit("select_documents", event="selection", candidates=out.pooled,
          selected=[{"rank": d["rank"], "title": d["title"], "score": d["score"]} for d in selected])

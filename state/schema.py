@@ -40,7 +40,7 @@ class SelectedDoc(TypedDict):
     score: float
     retrieval_score: float
     claim_entities: list[str]
-    gap_entities: list[str]
+    looked_up: list[str]
     found_by: list[str]
     source: NotRequired[str]  # the file it came from, shown in the answer's references
     chain: NotRequired[dict]  # selection's chain bonus: {"bonus": weight x specificity, "named_by": the kept document}
@@ -137,7 +137,7 @@ class State(InputState, OutputState, total=False):
     facts_needed: list[str]  # planner=two_calls: the facts the early gap analysis says must be found
     gap_queries: list[str]  # the second phase's queries (the plan's entity names by default)
     claim_entities: list[str]  # the names the claim gives (spaCy)
-    gap_entities: Annotated[list[str], operator.add]  # names the plan, bridge and gap loop looked up
+    looked_up: Annotated[list[str], operator.add]  # names the plan, bridge and gap loop looked up
     hops: Annotated[list[Hop], operator.add]
     candidates: Annotated[dict[str, Candidate], merge_candidates]  # every document any hop found, by title
     claim_ranking: list[Candidate]  # the claim searched alone, best first (step 0): selection's floor

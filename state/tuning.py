@@ -64,8 +64,8 @@ class Tuning:
         "HotpotQA questions: docs/recall.md.", 0, 10
     )
     claim_entity_weight: float = setting(1.0, "Selection: weight of each claim entity a document mentions.", 0, 10)
-    gap_entity_weight: float = setting(0.5, "Selection: weight of each gap-analysis entity a document mentions.", 0, 10)
-    both_bonus: float = setting(0.5, "Selection: bonus when a document matches claim and gap entities.", 0, 10)
+    gap_entity_weight: float = setting(0.5, "Selection: weight of each looked-up name (the plan's, the bridge's, the gap loop's) a document mentions.", 0, 10)
+    both_bonus: float = setting(0.5, "Selection: bonus when a document matches claim names and looked-up names.", 0, 10)
     title_match_weight: float = setting(
         2.0, "Selection: extra weight when an entity is the document's title (the document is about it).", 0, 10
     )

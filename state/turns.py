@@ -11,7 +11,7 @@ from state.validation import message_text, validate_claim
 
 # What one run accumulates; a new claim on the same (checkpointed) thread starts these afresh.
 PER_RUN_RESET = {
-    "hops": [], "candidates": {}, "gap_entities": [], "degraded": [], "lm_calls": 0,
+    "hops": [], "candidates": {}, "looked_up": [], "degraded": [], "lm_calls": 0,
 }
 # What one check writes; a new claim on the same thread clears it, so nothing of the last check (its facts,
 # verdict, follow-up reply, gap queries) shows in, or steers, the next one. `facts` is None, not [], because the

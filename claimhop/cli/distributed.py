@@ -33,8 +33,20 @@ from typing import Any
 
 from tqdm import tqdm
 
-from claimhop.cli.batch import ATTEMPTS, failed_row, finished_ids, forget_failures, result_row, retry_wait
-from claimhop.database_url import database_of, password_of, with_password, without_password
+from claimhop.cli.batch import (
+    ATTEMPTS,
+    failed_row,
+    finished_ids,
+    forget_failures,
+    result_row,
+    retry_wait,
+)
+from claimhop.database_url import (
+    database_of,
+    password_of,
+    with_password,
+    without_password,
+)
 from claimhop.evaluation.runner import append_row
 
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"}
@@ -295,9 +307,8 @@ def _retry_or_fail(job: Any, tries: dict[int, int], limit: int, reason: str, que
 
 def check_on_ray(claims: list[dict[str, str]], out: Path, settings: dict[str, Any], address: str) -> dict[str, Any]:
     """`check --file --ray`: every claim not yet in `out`, one line each, written here only."""
-    from state.validation import validate_claim
-
     from graph.durable import checkpoints_target, is_postgres
+    from state.validation import validate_claim
 
     connect(address)
     note_withheld()

@@ -81,9 +81,9 @@ def one_claim_settings(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from graph.durable import durable_checks, thread_config
     from claimhop.cli.render import render_event
     from claimhop.retrieval.service import index_search
+    from graph.durable import durable_checks, thread_config
     from state.validation import validate_claim
 
     if args.ray and args.file is None:
@@ -178,8 +178,8 @@ def check_file(args: argparse.Namespace) -> int:
 def _check_file(args: argparse.Namespace, out: Path) -> int:
     """`check_file` once it holds the results file."""
     from claimhop.cli.batch import ClaimsFileError, check_many, read_claims
-    from graph.durable import durable_checks
     from claimhop.retrieval.service import index_search
+    from graph.durable import durable_checks
 
     settings = _settings(args)
     ctx = preflight(settings)
@@ -248,9 +248,8 @@ def print_result(final: dict[str, Any], thread_id: str, seconds: float, as_json:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from claimhop.retrieval.corpus import BUNDLED_CORPUS, corpus_file
-    from claimhop.retrieval.index_store import open_indexes
-
     from claimhop.retrieval.documents import is_collection_source
+    from claimhop.retrieval.index_store import open_indexes
 
     if args.corpus_file and args.corpus and args.corpus_file != args.corpus:
         raise UsageError("give the corpus once: as CORPUS or as --corpus")
@@ -532,8 +531,13 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     from claimhop.evaluation.synthetic import make_synthetic
     from claimhop.evaluation.train_verifier import train_verifier
     from claimhop.evaluation.verifier_report import training_report
-    from claimhop.verification.head import HEAD_FILE, HEAD_VARIABLE
-    from claimhop.verification.passages import READ_BLOCKS, READ_BUDGET, READING, reading_rule
+    from claimhop.program.verify.head import HEAD_FILE, HEAD_VARIABLE
+    from claimhop.program.verify.reading import (
+        READ_BLOCKS,
+        READ_BUDGET,
+        READING,
+        reading_rule,
+    )
 
     stop_at_once_on_ctrl_c()
     if args.corpus:
@@ -613,7 +617,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         render_verify,
         summarize_verify,
     )
-    from claimhop.verification.alternatives.ensemble import EnsembleRule
+    from claimhop.program.verify.alternatives.ensemble import EnsembleRule
     from state.context import Context
 
     if args.folds < 2:
@@ -786,11 +790,11 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--dev-evidence", nargs="+", choices=("gold", "retrieved"), default=["gold", "retrieved"],
                        help="the documents dev claims are read on for training (default: both)")
     train.add_argument("--blocks", type=int, help="read the state after this many transformer blocks (default: as the "
-                       "shipped verifier reads, claimhop.verification.passages.READ_BLOCKS; see benchmarks.layer_sweep)")
-    train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.verification.passages."
+                       "shipped verifier reads, claimhop.program.verify.reading.READ_BLOCKS; see benchmarks.layer_sweep)")
+    train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.program.verify.reading."
                        "READING; the rules are its READINGS: chain-order-1, chain-order-2)")
     train.add_argument("--budget", type=int, help="characters of passages read per claim (default: as the shipped "
-                       "verifier reads, claimhop.verification.passages.READ_BUDGET); a run reads as its head was "
+                       "verifier reads, claimhop.program.verify.reading.READ_BUDGET); a run reads as its head was "
                        "trained")
     train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
                        "provenance is written beside it as .json)")

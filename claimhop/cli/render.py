@@ -12,7 +12,9 @@ from claimhop.program.explain import answer_text
 @cache
 def node_labels() -> dict[str, str]:
     """Each node's label, from the graph itself."""
-    from graph.builder import node_table  # imported when first needed: the CLI has loaded the graph by then
+    from graph.builder import (
+        node_table,  # imported when first needed: the CLI has loaded the graph by then
+    )
 
     return {row["name"]: row["label"] for row in node_table()}
 

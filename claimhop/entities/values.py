@@ -1,6 +1,6 @@
 """What a fact asserts, read with spaCy's parser and NER: the value a question can ask for (a date, a number, a
 nationality, a place or a name other than the subject) and whether the subject is a description ("The Runaways'
-lead singer") rather than a name. The QA verifier (claimhop.verification.alternatives.questions) builds its questions from
+lead singer") rather than a name. The QA verifier (claimhop.program.verify.alternatives.questions) builds its questions from
 these, deterministically, so asking costs no generated text."""
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """`claimhop calibrate`: fit the facts (or, with `--verifier qa`, the QA) verifier's thresholds to the model that
 judges, from `claimhop eval-verify` rows, without a single model call.
 
-Why: the rule (claimhop.verification.alternatives.ensemble) is sound, but its numbers depend on the judge. The local 1.5B model gives
+Why: the rule (claimhop.program.verify.alternatives.ensemble) is sound, but its numbers depend on the judge. The local 1.5B model gives
 small entailment probabilities even to a sentence that states the fact, so with entail_threshold 0.5 it almost
 never calls a claim SUPPORTED. Each facts row records every judged sentence's label probabilities and the fact's
 alignment, so any thresholds can be replayed through the very functions a run decides with
-(claimhop.verification.alternatives.pipeline.rejudge and decide).
+(claimhop.program.verify.alternatives.pipeline.rejudge and decide).
 
 Honesty: claims fall into folds by a hash of their uid; each fold's verdicts come from thresholds fitted on the
 other folds (cross-fitting), so the reported figures are out of sample. The thresholds to use are fitted on all
 the rows. The objective is macro-F1 of SUPPORTED vs NOT_SUPPORTED (ties: higher accuracy, then the earlier grid
 point). The claim's confidence is then calibrated by Platt scaling: the slope of a logistic in the log of the
-weakest fact's entailment, centred on the fitted threshold (claimhop.verification.alternatives.ensemble.supported_probability)."""
+weakest fact's entailment, centred on the fitted threshold (claimhop.program.verify.alternatives.ensemble.supported_probability)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,12 @@ from claimhop.evaluation.figures import pyplot, save_png
 from claimhop.evaluation.metric import label_of
 from claimhop.evaluation.report import macro_f1
 from claimhop.evaluation.runner import rows_in
-from claimhop.verification.alternatives.ensemble import EnsembleRule
-from claimhop.verification.alternatives.pipeline import decide, rejudge, weakest_entailment
+from claimhop.program.verify.alternatives.ensemble import EnsembleRule
+from claimhop.program.verify.alternatives.pipeline import (
+    decide,
+    rejudge,
+    weakest_entailment,
+)
 
 GRID: dict[str, tuple[float, ...]] = {
     "entail_threshold": (0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5),

@@ -6,7 +6,7 @@ From each sampled document, one sentence that states a finding (it points a dire
 a claim, its lead-in ("In conclusion, we found that") dropped. Three items come from it, read on the source and
 the passages search finds beside it (as a check would read them):
 - `stated` (SUPPORTED): the claim with its source among what is read;
-- CONTRADICTED, with the same passages: the claim `turned` the other way (claimhop.verification.direction:
+- CONTRADICTED, with the same passages: the claim `turned` the other way (claimhop.program.verify.direction:
   "better" -> "worse", "increased" -> "decreased"), else `negated` ("is associated" -> "is not associated"), else
   `renumbered` (its first number changed): false by direction, by negation or by value, as scientific claims are;
 - `removed` (INSUFFICIENT_INFO): the stated claim with its source left out, the next passage search finds in its
@@ -25,8 +25,8 @@ import random
 import re
 from collections.abc import Callable
 
+from claimhop.program.verify.direction import directions, turned
 from claimhop.sentences import split_sentences
-from claimhop.verification.direction import directions, turned
 
 MIN_WORDS, MAX_WORDS = 8, 45  # a finding: longer than a heading, shorter than a run-on list
 RESTATED_MIN_WORDS = 4  # a restatement shorter than this is a fragment, not a claim

@@ -4,7 +4,7 @@ Labelled claims are made from the collection's own documents (claimhop.evaluatio
 once by the local model as a check reads (features cached, so a stopped run resumes and a finished one is never
 read twice), and the two heads are fitted on what was read: `support` (SUPPORTED or not) and `kind`
 (CONTRADICTED or not settled). The head is saved in the collection's index folder with its provenance; a check on
-that collection uses it (claimhop.verification.head.head_file). It reads as `COLLECTION_READING`: passages by the
+that collection uses it (claimhop.program.verify.head.head_file). It reads as `COLLECTION_READING`: passages by the
 claim's words, five of them when the claim names no document."""
 
 from __future__ import annotations
@@ -21,10 +21,19 @@ import numpy as np
 from claimhop.atomic import write_text
 from claimhop.evaluation.collection_claims import collection_claims
 from claimhop.evaluation.train_verifier import answer_rows, fit_logistic, head_inputs
-from claimhop.evaluation.verifier_features import extract_features, features_dir, load_features
+from claimhop.evaluation.verifier_features import (
+    extract_features,
+    features_dir,
+    load_features,
+)
 from claimhop.lm.weights import QWEN_CODER_1_5B
-from claimhop.verification.head import COLLECTION_HEAD, save_head
-from claimhop.verification.passages import READ_BLOCKS, READ_BUDGET, ReadingRule, reading_rule
+from claimhop.program.verify.head import COLLECTION_HEAD, save_head
+from claimhop.program.verify.reading import (
+    READ_BLOCKS,
+    READ_BUDGET,
+    ReadingRule,
+    reading_rule,
+)
 
 SOURCES = 60  # documents claims are made from: ~170 items, about 30 min here (SECONDS_A_READ)
 SECONDS_A_READ = 10  # one pass over ~3,000 characters on 2 cores (docs/speed.md), for the estimate shown first
@@ -99,10 +108,10 @@ def made_claims(source: Path, folder: Path, sources: int, seed: int, restate: bo
 def train_collection_head(source: str | Path, sources: int = SOURCES, seed: int = 0, say=print,
                           restate: bool = True) -> Path:
     """Make, read and fit; returns the head file written in the collection's index folder."""
+    from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.collection import default_folder
     from claimhop.retrieval.documents import is_collection_source
     from claimhop.retrieval.factory import search_engine
-    from claimhop.lm.weights import gguf_path
 
     source = Path(source).expanduser()
     if not is_collection_source(source):

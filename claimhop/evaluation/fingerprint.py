@@ -11,7 +11,13 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
-from graph.fingerprint import ROOT, _python_files, code_digest, engine_options, verdict_fingerprint
+from graph.fingerprint import (
+    ROOT,
+    _python_files,
+    code_digest,
+    engine_options,
+    verdict_fingerprint,
+)
 
 if TYPE_CHECKING:
     from state.context import Context

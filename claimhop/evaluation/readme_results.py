@@ -20,7 +20,13 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from claimhop.evaluation.metric import label_of
-from claimhop.evaluation.report import all_gold, macro_f1, paired, summarize, verdict_right
+from claimhop.evaluation.report import (
+    all_gold,
+    macro_f1,
+    paired,
+    summarize,
+    verdict_right,
+)
 from claimhop.evaluation.run_summary import figures
 from claimhop.evaluation.runner import rows_in
 

@@ -23,8 +23,8 @@ from tqdm import tqdm
 
 from claimhop.atomic import write_text
 from claimhop.data import bundled
+from claimhop.program.verify.reading import PASSAGE_CAP
 from claimhop.retrieval.titles import normalize_title
-from claimhop.verification.passages import PASSAGE_CAP
 
 HOTPOTQA_QUESTIONS = bundled("hotpotqa_questions_dev.jsonl.gz")
 DISTRACTORS = 3  # searched per claim; as many as fit the passage budget beside the gold paragraphs are read
@@ -111,10 +111,10 @@ def make_synthetic(count: int, out: Path, seed: int = 0) -> list[dict]:
 
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import LOCAL, get_lm
+    from claimhop.program.verify.reading import PASSAGE_BUDGET
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.retrieval.factory import search_engine
     from claimhop.signatures import ClaimFromQuestion
-    from claimhop.verification.passages import PASSAGE_BUDGET
 
     corpus = load_corpus()
     texts = {normalize_title(t): (t, x) for t, x in zip(corpus.titles, corpus.texts)}

@@ -91,10 +91,10 @@ def make_chains(count: int, out: Path, budget: int, seed: int = 1, exclude: set[
 
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import LOCAL, get_lm
+    from claimhop.program.verify.reading import PASSAGE_CAP
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.retrieval.factory import search_engine
     from claimhop.signatures import ClaimFromQuestion
-    from claimhop.verification.passages import PASSAGE_CAP
 
     corpus = load_corpus()
     texts = {normalize_title(t): (t, x) for t, x in zip(corpus.titles, corpus.texts)}

@@ -1,6 +1,6 @@
 """`claimhop train-verifier`: read every training claim once with the local model (features cached, resumable),
 fit the passage verifier's heads, measure them on claims they never saw, and write the weights file with its
-provenance (claimhop.verification.head).
+provenance (claimhop.program.verify.head).
 
 Training set: the synthetic claims (claimhop.evaluation.synthetic) and the HoVer dev claims on their gold and on
 their retrieved documents. Every dev figure comes from a head trained without that claim (5 folds by a hash of the
@@ -25,10 +25,14 @@ from claimhop.evaluation.verifier_data import (
     retrieved_synthetic_items,
     synthetic_items,
 )
-from claimhop.evaluation.verifier_features import extract_features, features_dir, load_features
+from claimhop.evaluation.verifier_features import (
+    extract_features,
+    features_dir,
+    load_features,
+)
 from claimhop.lm.weights import QWEN_CODER_1_5B
-from claimhop.verification.head import HEAD_FILE, PROVENANCE_FILE, Logistic, save_head
-from claimhop.verification.passages import ReadingRule, reading_rule
+from claimhop.program.verify.head import HEAD_FILE, PROVENANCE_FILE, Logistic, save_head
+from claimhop.program.verify.reading import ReadingRule, reading_rule
 
 SYNTHETIC_CLAIMS = Path("docs/results/verifier/synthetic-claims.jsonl")
 FOLDS = 5

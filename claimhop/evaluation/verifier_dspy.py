@@ -14,8 +14,8 @@ from pathlib import Path
 import dspy
 
 from claimhop.atomic import atomic_path, write_json
+from claimhop.program.verify.reading import passages_read
 from claimhop.signatures import JudgeClaimOnPassages
-from claimhop.verification.passages import passages_read
 
 DSPY_JUDGE = Path("docs/results/verifier/passages-dspy.json")
 COMPILE_COMMAND = "claimhop train-verifier --dspy"

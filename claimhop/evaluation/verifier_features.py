@@ -17,8 +17,14 @@ from tqdm import tqdm
 from claimhop.atomic import atomic_path
 from claimhop.cache_root import cache_root
 from claimhop.lm.weights import QWEN_CODER_1_5B
+from claimhop.program.verify.reading import (
+    ReadingRule,
+    passage_messages,
+    passages_read,
+    read_passages,
+    reading_rule,
+)
 from claimhop.retrieval.corpus import Corpus
-from claimhop.verification.passages import ReadingRule, passage_messages, passages_read, read_passages, reading_rule
 
 
 def features_dir(rule: ReadingRule | None = None) -> Path:

@@ -62,8 +62,8 @@ def single_verdict(claim: str, documents: list[dict], sentences: int) -> tuple[s
     """One constrained call: the label, its probability and every label's (normalised over the three labels)."""
     from claimhop.lm.label_probs import classify_local
     from claimhop.lm.provider import local_engine
+    from claimhop.program.verify.alternatives.evidence import rank_evidence
     from claimhop.signatures import JudgeClaimOnSentences
-    from claimhop.verification.alternatives.evidence import rank_evidence
 
     evidence = rank_evidence(claim, documents, [], sentences)
     numbered = "\n".join(f"[{i}] {e['title']}: {e['sentence']}" for i, e in enumerate(evidence, start=1))
@@ -95,7 +95,7 @@ def split_facts(claim: str, ctx) -> list[dict]:
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import get_lm
     from claimhop.program import stages_for
-    from claimhop.program.facts import facts_from_split
+    from claimhop.program.verify.facts import facts_from_split
 
     with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
         split = stages_for(ctx).fact_splitter().split_claim(claim)
@@ -104,9 +104,9 @@ def split_facts(claim: str, ctx) -> list[dict]:
 
 
 def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
-    from claimhop.verification.alternatives.ensemble import EnsembleRule
-    from claimhop.verification.alternatives.nli import judge_pair
-    from claimhop.verification.alternatives.pipeline import check_facts
+    from claimhop.program.verify.alternatives.ensemble import EnsembleRule
+    from claimhop.program.verify.alternatives.nli import judge_pair
+    from claimhop.program.verify.alternatives.pipeline import check_facts
 
     result = check_facts(split_facts(claim, ctx), documents, lambda t, s, f: judge_pair(ctx.model, t, s, f),
                          EnsembleRule.from_settings(ctx), ctx.tuning.fact_evidence, ctx.tuning.fact_context)
@@ -115,8 +115,8 @@ def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, l
 
 def qa_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
     """The QA verifier on the same split: a question per fact, answered from these documents."""
-    from claimhop.verification.alternatives.ensemble import EnsembleRule
-    from claimhop.verification.alternatives.qa import ask_model, check_claim_qa
+    from claimhop.program.verify.alternatives.ensemble import EnsembleRule
+    from claimhop.program.verify.alternatives.qa import ask_model, check_claim_qa
 
     def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
         return ask_model(ctx.model, evidence, question, options)
@@ -134,7 +134,7 @@ def passages_verdict(claim: dict, documents: list[dict], yes_only: bool = False)
     import math
 
     from claimhop.evaluation.verifier_features import state_of
-    from claimhop.verification.head import decide, load_head
+    from claimhop.program.verify.head import decide, load_head
 
     head = load_head()
     state, read_now = state_of(claim["claim"], documents, head.reading)

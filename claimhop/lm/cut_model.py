@@ -1,7 +1,7 @@
 """A copy of the shipped GGUF keeping only its first k transformer blocks: llama.cpp loads it as a k-layer model whose
 last-token embedding is the state after block k (through the final norm), read at about k/28 of a full pass.
 
-The passage verifier reads a middle layer this way (claimhop.verification.passages): made once at first use from the
+The passage verifier reads a middle layer this way (claimhop.program.verify.reading): made once at first use from the
 hash-checked model file, written atomically, and checked by a hash of its tensors (the bytes the reader sees), so a
 different gguf-py layout still verifies while a wrong or torn file never loads. The pattern is gguf-py's own
 `gguf_new_metadata.py`: copy every field, drop `blk.{i}.*` for i >= k, set `<arch>.block_count = k`."""
@@ -13,7 +13,12 @@ import re
 from pathlib import Path
 
 from claimhop.atomic import atomic_path, write_text
-from claimhop.lm.weights import QWEN_CODER_1_5B, ModelWeightsError, ShippedGGUF, gguf_path
+from claimhop.lm.weights import (
+    QWEN_CODER_1_5B,
+    ModelWeightsError,
+    ShippedGGUF,
+    gguf_path,
+)
 
 BLOCK = re.compile(r"^blk\.(\d+)\.")
 

@@ -109,7 +109,7 @@ def server_params(model_path: Path, options: EngineOptions):
     params.cache_prompt = True
     params.cache_ram_mib = PROMPT_CACHE_MIB
     # The same server also gives the final hidden state of a prompt's last token (llama.cpp's embeddings with
-    # last-token pooling): what the passage verifier's learned head reads (claimhop.verification.passages).
+    # last-token pooling): what the passage verifier's learned head reads (claimhop.program.verify.reading).
     params.embedding = True
     params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_LAST
     return params

@@ -17,16 +17,16 @@ from pathlib import Path
 import dspy
 
 from claimhop.cache_root import cache_root
-from claimhop.program.bridge import Bridge
+from claimhop.program.bridge.stage import Bridge
 from claimhop.program.built import Built
 from claimhop.program.choices import BRIDGES, EARLY_GAPS, PLANNERS, VERIFIERS
 from claimhop.program.explain import Explain
-from claimhop.program.facts import PlanSplit, SplitsClaims
 from claimhop.program.follow_up import FollowUp
 from claimhop.program.gap import GapRound
-from claimhop.program.links import LaterLinks
-from claimhop.program.search import Search
-from claimhop.program.select import Select
+from claimhop.program.later_links import LaterLinks
+from claimhop.program.search.stage import Search
+from claimhop.program.select.stage import Select
+from claimhop.program.verify.facts import PlanSplit, SplitsClaims
 from claimhop.signatures import Relevant
 from state.context import Context
 

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 import dspy
 
 from claimhop.lm.provider import LOCAL, describe_model
+from claimhop.program.citations import check_citations, drop_invalid_citations
+from claimhop.program.outputs import NOT_STATED
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.signatures import ExplainVerdict
-from claimhop.verification.citations import check_citations, drop_invalid_citations
-from claimhop.verification.alternatives.questions import NOT_STATED
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
+
 
 def numbered(evidence: list[dict]) -> list[str]:
     """Evidence as the prompts show it: '[n] title: sentence'."""

@@ -1,6 +1,6 @@
 """A follow-up question on a thread that already checked a claim ("why did you drop X?", "what says so?"),
 answered from the thread's checkpointed state without searching again (node `follow_up`): about a document it
-names, from the recorded hops and scores with no model call (claimhop.program.provenance); else the model on the
+names, from the recorded hops and scores with no model call (claimhop.program.select.provenance); else the model on the
 cited evidence, its invented citations removed."""
 
 from __future__ import annotations
@@ -10,11 +10,15 @@ from dataclasses import dataclass
 import dspy
 
 from claimhop.program.built import Built
+from claimhop.program.citations import cited_numbers, drop_invalid_citations
 from claimhop.program.explain import numbered, references_block
-from claimhop.program.provenance import explain_document, mentioned_title, named_phrase
 from claimhop.program.runtime import call_lm, calls_made
+from claimhop.program.select.provenance import (
+    explain_document,
+    mentioned_title,
+    named_phrase,
+)
 from claimhop.signatures import AnswerFollowUp
-from claimhop.verification.citations import cited_numbers, drop_invalid_citations
 from state.context import Context
 from state.schema import Evidence, State
 

@@ -11,9 +11,9 @@ import dspy
 from claimhop.entities.matching import is_about
 from claimhop.program.built import Built
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan import MAX_NAMES
+from claimhop.program.plan.stage import MAX_NAMES
 from claimhop.program.runtime import call_lm, calls_made
-from claimhop.program.search import Found, search_round
+from claimhop.program.search.stage import Found, search_round
 from claimhop.signatures import GapAnalysis
 from state.context import Context
 from state.schema import Candidate, Hop

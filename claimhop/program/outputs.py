@@ -1,8 +1,11 @@
-"""What a step does with the model's list outputs before anyone reads them."""
+"""What a step does with the model's outputs before anyone reads them, and the words they share."""
 
 from __future__ import annotations
 
 from typing import Any
+
+# the option a question of the QA verifier offers beside the documents' answers; the cited answer leaves it out
+NOT_STATED = "not stated"
 
 
 def clean_list(items: Any, limit: int) -> list[str]:

@@ -30,7 +30,13 @@ from claimhop.retrieval import ann
 from claimhop.retrieval.article_links import LINKS_FILE, ArticleLinks
 from claimhop.retrieval.collection_links import update_links
 from claimhop.retrieval.corpus import CorpusError, file_sha256
-from claimhop.retrieval.documents import SourceFile, collection_files, is_collection_source, read_file, text_sha256
+from claimhop.retrieval.documents import (
+    SourceFile,
+    collection_files,
+    is_collection_source,
+    read_file,
+    text_sha256,
+)
 from claimhop.retrieval.encoder import ENCODER_NAME, passage_text
 from claimhop.retrieval.encoders import encoder_for, encoder_name
 from claimhop.retrieval.index_store import (
@@ -39,8 +45,8 @@ from claimhop.retrieval.index_store import (
     IndexFolderError,
     IndexNotBuiltError,
     claim_index_folder,
-    fill_dense,
     file_sizes,
+    fill_dense,
     read_manifest,
     sweep_leftovers,
 )

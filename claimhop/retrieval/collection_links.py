@@ -11,8 +11,12 @@ from collections.abc import Sequence
 
 import ahocorasick
 
-from claimhop.retrieval.title_mentions import common_words, sections_of, title_automaton, whole_word_matches
-
+from claimhop.retrieval.title_mentions import (
+    common_words,
+    sections_of,
+    title_automaton,
+    whole_word_matches,
+)
 
 
 def _names_in(automaton: ahocorasick.Automaton, text: str) -> set[str]:

@@ -25,9 +25,9 @@ from claimhop.lm.adapter import adapter_for
 from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import LOCAL, get_lm
-from claimhop.signatures import Relevant
 from claimhop.retrieval.engines import load_factory
 from claimhop.retrieval.service import Hit
+from claimhop.signatures import Relevant
 
 log = logging.getLogger("claimhop")
 RERANK_PASSAGE_CHARS = 700  # ~150 tokens: a HoVer intro paragraph's first sentences carry what it is about

@@ -14,7 +14,15 @@ import sys
 from langgraph_sdk import Auth
 
 from claimhop.server.exposure import refuse_open_exposure
-from claimhop.server.keys import KEY_ENV, MISSING, WRONG, expected_key, key_matches, open_path, sent_key
+from claimhop.server.keys import (
+    KEY_ENV,
+    MISSING,
+    WRONG,
+    expected_key,
+    key_matches,
+    open_path,
+    sent_key,
+)
 
 __all__ = ["KEY_ENV", "auth", "authenticate"]
 USER: Auth.types.MinimalUserDict = {"identity": "claimhop-user", "permissions": []}

@@ -32,7 +32,14 @@ from starlette.types import ASGIApp, Receive, Send
 
 from claimhop.server.bodies import Check, write_check
 from claimhop.server.exposure import serving_cleared, serving_problem
-from claimhop.server.keys import MISSING, WRONG, expected_key, key_matches, open_path, sent_key
+from claimhop.server.keys import (
+    MISSING,
+    WRONG,
+    expected_key,
+    key_matches,
+    open_path,
+    sent_key,
+)
 from claimhop.server.origins import allowed_origin, door_problem
 
 MAX_BODY_BYTES = 1_000_000  # a run body is a claim of at most 2,000 characters and a few settings

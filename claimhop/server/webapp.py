@@ -36,7 +36,9 @@ async def nodes(request):
     label, calls_model and claim_path, in the order a claim runs them), so the chat page keeps no copy of the node
     order or labels. Like /claimhop/health it needs the server's key when one is set (the page sends it).
     The server's OpenAPI page reads a route's docstring as YAML, so this one has no colon followed by a space."""
-    from graph.builder import node_table  # imported here: importing the webapp stays light
+    from graph.builder import (
+        node_table,  # imported here: importing the webapp stays light
+    )
 
     return JSONResponse(node_table())
 

@@ -8,10 +8,11 @@ FAULT = "[explodes in the worker]"
 
 
 def install() -> None:
-    import claimhop.program.runtime
-    import graph.durable
     from fakes import fake_lm
     from test_graph_routing import answers
+
+    import claimhop.program.runtime
+    import graph.durable
 
     lm, _ = fake_lm(answers())
     claimhop.program.runtime.get_lm = lambda model: lm

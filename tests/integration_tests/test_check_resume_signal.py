@@ -14,8 +14,8 @@ import threading
 import time
 from pathlib import Path
 
-from claims import hover_claim
 from answers import assert_a_consistent_answer
+from claims import hover_claim
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,10 +11,10 @@ from claims import hover_claim
 from claimhop.evaluation.verify_eval import documents_by_title
 from claimhop.lm.label_probs import classify_local
 from claimhop.lm.provider import local_engine
-from claimhop.signatures import JudgeClaimOnPassages
+from claimhop.program.verify.head import load_head
+from claimhop.program.verify.reading import passage_messages, passages_read
 from claimhop.retrieval.corpus import load_corpus
-from claimhop.verification.head import load_head
-from claimhop.verification.passages import passage_messages, passages_read
+from claimhop.signatures import JudgeClaimOnPassages
 
 
 def test_the_state_gives_the_models_own_answer_probability():

@@ -185,7 +185,10 @@ def test_a_10_mb_body_is_refused_unread_and_only_after_the_key(keyed_server):
 
 def with_mcp(url: str, work, headers: dict):
     from mcp import Client
-    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+    from mcp.client.streamable_http import (
+        create_mcp_http_client,
+        streamable_http_client,
+    )
 
     async def run():
         async with create_mcp_http_client(headers=headers) as http_client:

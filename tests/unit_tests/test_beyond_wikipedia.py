@@ -8,11 +8,15 @@ import importlib
 
 import numpy as np
 
-from claimhop.evaluation.collection_claims import collection_claims, contradicting, finding
+from claimhop.evaluation.collection_claims import (
+    collection_claims,
+    contradicting,
+    finding,
+)
 from claimhop.program.explain import fact_lines
-from claimhop.program.facts import facts_from_split, part_of
-from claimhop.verification.direction import directions, opposite, turned
-from claimhop.verification.passages import passages_read, reading_rule
+from claimhop.program.verify.direction import directions, opposite, turned
+from claimhop.program.verify.facts import facts_from_split, part_of
+from claimhop.program.verify.reading import passages_read, reading_rule
 from tests.unit_tests.test_passage_verifier import FakeEngine, no_dspy_model, tiny_head
 
 CLAIM = "ALDH1 expression is associated with better breast cancer outcomes."
@@ -42,10 +46,10 @@ def test_a_sentence_pointing_the_other_way_is_seen_as_the_opposite():
 def test_the_refuting_sentence_is_shown_as_the_opposite_and_the_claim_is_contradicted(monkeypatch):
     """The issue's example: the head, trained on Wikipedia names, says SUPPORTED; the answer quoted the refuting
     sentence as "stated in". Now the verdict is CONTRADICTED and the quote is shown as what it is."""
-    from claimhop.program.verify import ToVerify, Verify
+    from claimhop.program.verify.stage import ToVerify, Verify
     from state.context import Context
 
-    verify = importlib.import_module("claimhop.program.verify")
+    verify = importlib.import_module("claimhop.program.verify.stage")
     no_dspy_model(monkeypatch)
     engine = FakeEngine(np.array([3.0, 1.0, 0.0, 0.0]))  # tiny_head reads this state as supported
     monkeypatch.setattr(verify, "local_engine", lambda: engine)
@@ -62,10 +66,10 @@ def test_the_refuting_sentence_is_shown_as_the_opposite_and_the_claim_is_contrad
 
 
 def test_a_supported_claim_quotes_only_sentences_that_state_its_fact(monkeypatch):
-    from claimhop.program.verify import ToVerify, Verify
+    from claimhop.program.verify.stage import ToVerify, Verify
     from state.context import Context
 
-    verify = importlib.import_module("claimhop.program.verify")
+    verify = importlib.import_module("claimhop.program.verify.stage")
     no_dspy_model(monkeypatch)
     monkeypatch.setattr(verify, "local_engine", lambda: FakeEngine(np.array([3.0, 1.0, 0.0, 0.0])))
     monkeypatch.setattr(verify, "load_head", lambda *path: tiny_head())

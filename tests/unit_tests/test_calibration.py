@@ -16,8 +16,8 @@ from claimhop.evaluation.calibration import (
     fold_of,
     replay,
 )
-from claimhop.verification.alternatives.ensemble import EnsembleRule
-from claimhop.verification.alternatives.pipeline import check_facts
+from claimhop.program.verify.alternatives.ensemble import EnsembleRule
+from claimhop.program.verify.alternatives.pipeline import check_facts
 
 
 def judged(entail: float, contra: float = 0.1, alignment: float = 0.8) -> dict:

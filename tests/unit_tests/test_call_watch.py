@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from claimhop.lm.call_watch import SerialModel
-from claimhop.lm.call_watch import ModelTimeout, with_timeout
+from claimhop.lm.call_watch import ModelTimeout, SerialModel, with_timeout
 
 
 def model_call(model: SerialModel, seconds: float):

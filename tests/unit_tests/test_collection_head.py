@@ -12,9 +12,9 @@ import pytest
 
 import claimhop.cli.main
 from claimhop.evaluation import collection_head
+from claimhop.program.verify.head import HEAD_FILE, head_file, load_head
+from claimhop.program.verify.reading import READ_BLOCKS
 from claimhop.retrieval.collection import default_folder
-from claimhop.verification.head import HEAD_FILE, head_file, load_head
-from claimhop.verification.passages import READ_BLOCKS
 
 DRUGS = ["Amlodipine", "Losartan", "Metformin", "Atorvastatin", "Lisinopril", "Sertraline", "Omeprazole",
          "Simvastatin", "Levothyroxine", "Albuterol", "Gabapentin", "Hydrochlorothiazide", "Furosemide", "Warfarin"]

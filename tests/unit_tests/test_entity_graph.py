@@ -115,7 +115,7 @@ def test_the_bridge_step_follows_links_when_asked_without_the_kuzu_graph(graph, 
     linked = {t for h in link_hops for t in h["titles"]}
     selected = {d["title"]: d for d in with_links["selected"]}
     assert linked <= selected.keys()  # a linked article counts as looked up, so selection weighs its title
-    assert all(t in selected[t]["gap_entities"] for t in linked if t not in selected[t]["claim_entities"])
+    assert all(t in selected[t]["looked_up"] for t in linked if t not in selected[t]["claim_entities"])
     assert claimhop.cli.main.main([*args, "--set", "link_articles=0"]) == 0
     assert not [h for h in json.loads(capsys.readouterr().out)["hops"] if h["step"] == "links"]
 

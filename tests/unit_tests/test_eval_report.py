@@ -80,7 +80,12 @@ def test_rows_are_keyed_by_settings_as_resolved_so_an_environment_variable_start
 
 def test_a_peers_rows_are_keyed_by_its_own_settings_and_code_so_they_survive_a_change_to_claimhop():
     """HoverMultiHop costs over a minute a claim: a change to claimhop's graph or defaults must not re-run it."""
-    from claimhop.evaluation.fingerprint import PEERS, ROOT, _python_files, system_fingerprint
+    from claimhop.evaluation.fingerprint import (
+        PEERS,
+        ROOT,
+        _python_files,
+        system_fingerprint,
+    )
     from state.context import Context
 
     base = Context()

@@ -4,7 +4,7 @@ dev-169-selection run): a split that drops a name of the claim gets the whole cl
 from claims import hover_claim
 
 from claimhop.entities.ner import extract_entities, unique
-from claimhop.program.facts import facts_from_split, lost_names
+from claimhop.program.verify.facts import facts_from_split, lost_names
 
 SPLITS = {  # recorded at commit 3750aa0 (docs/results/dev-169-selection), phase-1 queries after the claim
     "0012d9a6": ["The Runaways' lead singer is an American musician.",

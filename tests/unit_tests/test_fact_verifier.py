@@ -10,13 +10,17 @@ import pytest
 from test_graph_routing import answers, run
 
 from claimhop.lm.label_probs import LabelError, classify_local, label_distribution
-from claimhop.signatures import JudgePair
-from claimhop.verification.alternatives.alignment import alignment_score
-from claimhop.verification.citations import CitationError
-from claimhop.verification.alternatives.ensemble import EnsembleRule, combine, judge_fact
-from claimhop.verification.alternatives.nli import LABELS
+from claimhop.program.citations import CitationError
+from claimhop.program.verify.alternatives.alignment import alignment_score
+from claimhop.program.verify.alternatives.ensemble import (
+    EnsembleRule,
+    combine,
+    judge_fact,
+)
+from claimhop.program.verify.alternatives.nli import LABELS
+from claimhop.program.verify.alternatives.pipeline import check_facts, passage_around
 from claimhop.sentences import split_sentences
-from claimhop.verification.alternatives.pipeline import check_facts, passage_around
+from claimhop.signatures import JudgePair
 
 RULE = EnsembleRule()
 # the first position's top tokens the local model gave for "Cherie Currie is British" against her article
@@ -72,7 +76,7 @@ def probs(e: float, c: float) -> dict[str, float]:
 
 
 def test_fragments_from_the_splitter_are_joined_to_the_fact_before_them():
-    from claimhop.program.facts import whole_facts
+    from claimhop.program.verify.facts import whole_facts
 
     facts = [{"text": "Chandgi Ram won a gold medal", "entities": ["Chandgi Ram"]},
              {"text": "in 1970", "entities": []}, {"text": "held in Argentina", "entities": ["Argentina"]},
@@ -125,7 +129,7 @@ def written_answer(state: dict) -> str:
 
 
 def run_facts(monkeypatch, corpus, reply: dict, judge=fake_judge):
-    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_facts"), "judge_pair", lambda model, title, sentence, fact, predictor=None: judge(title, sentence, fact))
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.alternatives.verify_facts"), "judge_pair", lambda model, title, sentence, fact, predictor=None: judge(title, sentence, fact))
     return run(monkeypatch, corpus, reply, verifier="facts", max_iterations=0, **CONFIDENT_JUDGE_RULE)
 
 
@@ -194,9 +198,9 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
     from claims import hover_claim
 
     from claimhop.evaluation.verify_eval import documents_by_title
+    from claimhop.program.verify.alternatives.verify_facts import VerifyFacts
+    from claimhop.program.verify.stage import ToVerify
     from claimhop.retrieval.corpus import BUNDLED_CORPUS, load_corpus
-    from claimhop.program.verify import ToVerify
-    from claimhop.program.verify_facts import VerifyFacts
     from state.context import Context
 
     claim = hover_claim("1a93ad4e")
@@ -213,7 +217,7 @@ def test_a_real_hover_claim_its_documents_contradict(monkeypatch):
         return probs(0.05, 0.05)
 
     monkeypatch.setattr(VerifyFacts, "atomic_facts", lambda self, claim, names, planned: (facts, None, 0))
-    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_facts"), "judge_pair", judge)
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.alternatives.verify_facts"), "judge_pair", judge)
     state = {"claim": claim["claim"], "selected": selected}
     # three sentences per fact: the gold-medal sentence ranks third for the first fact (with the default 2 that
     # fact stays unsettled, and the claim is still contradicted)

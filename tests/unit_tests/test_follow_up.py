@@ -9,7 +9,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from test_graph_routing import answers
 
 import claimhop.program.runtime
-from claimhop.program.provenance import mentioned_title, named_phrase
+from claimhop.program.select.provenance import mentioned_title, named_phrase
 from graph import NODE_ORDER, build_graph
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."

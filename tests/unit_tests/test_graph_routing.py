@@ -71,7 +71,7 @@ def test_loop_stops_when_analysis_says_complete(monkeypatch, small_corpus):
 
 def test_by_default_one_call_plans_and_no_model_call_picks_bridges_or_finds_nothing_missing(monkeypatch, small_corpus):
     neutral = {"entailment": 0.1, "contradiction": 0.1, "neutral": 0.8}
-    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_facts"), "judge_pair", lambda *args: neutral)
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.alternatives.verify_facts"), "judge_pair", lambda *args: neutral)
     updates, final, engine = run(monkeypatch, small_corpus, answers(), verifier="facts")
     assert engine.calls.count("facts") == 1  # one PlanClaimAsFacts call for decompose, early gap and the split
     assert "sub_questions" not in engine.calls and "facts_needed" not in engine.calls and "missing" not in engine.calls
@@ -85,7 +85,7 @@ def test_by_default_one_call_plans_and_no_model_call_picks_bridges_or_finds_noth
 
 def test_the_one_call_planner_writes_sub_questions_and_verify_splits_the_claim_itself(monkeypatch, small_corpus):
     neutral = {"entailment": 0.1, "contradiction": 0.1, "neutral": 0.8}
-    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_facts"), "judge_pair", lambda *args: neutral)
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.alternatives.verify_facts"), "judge_pair", lambda *args: neutral)
     _, final, engine = run(monkeypatch, small_corpus, answers(), verifier="facts", planner="one_call")
     assert engine.calls.count("sub_questions") == 1 and engine.calls.count("facts") == 1  # plan, then the split
     assert final["sub_questions"][1] == "Who is Steve Augeri?" and final["gap_queries"] == ["Steve Augeri"]

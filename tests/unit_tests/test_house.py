@@ -20,7 +20,6 @@ LAYERS = [
     {"claimhop.retrieval"},
     {"claimhop.entities"},
     {"state"},
-    {"claimhop.verification"},
     {"claimhop.program"},  # the stage modules (their signatures are at the bottom, in claimhop.signatures)
     {"nodes"},
     {"graph"},
@@ -198,19 +197,23 @@ def test_each_stage_is_a_module_of_the_program_with_its_own_forward():
             assert own and own[0].__module__.startswith("claimhop.program."), f"{name} has no forward of its own"
 
 
-DEFAULT_FILES = ("plan", "verify", "bridge")
-ALTERNATIVE_FILES = ("plan_one_call", "plan_two_calls", "verify_facts", "verify_qa", "verify_single", "bridge_lm_pick")
+STAGE_FOLDERS = ("plan", "search", "bridge", "select", "verify")
 
 
-def test_the_defaults_files_do_not_reach_into_the_alternatives_and_steps_is_gone():
-    """A reader of a default stage sees the default only; the alternatives sit beside it, chosen in one table."""
-    for name in DEFAULT_FILES:
-        reached = {t.rpartition(".")[2] for t in GRAPH[f"claimhop.program.{name}"]}
-        assert not reached & set(ALTERNATIVE_FILES), f"claimhop/program/{name}.py imports an alternative"
-    importers = {m for m, targets in GRAPH.items() for t in targets if t.rpartition(".")[2] in ALTERNATIVE_FILES
-                 and t.startswith("claimhop.program.")}
-    assert importers <= {"claimhop.program.choices", *(f"claimhop.program.{a}" for a in ALTERNATIVE_FILES)}, importers
+def test_a_stage_is_a_folder_and_its_default_does_not_reach_into_its_alternatives():
+    """A reader of a default stage finds it whole in one folder (claimhop/program/<stage>/, its module stage.py) and
+    sees the default only: the alternatives sit in the folder's alternatives/, chosen in one table (choices.py)."""
+    for stage in STAGE_FOLDERS:
+        assert (ROOT / "claimhop" / "program" / stage / "stage.py").is_file(), f"{stage} is not a folder"
+        folder = f"claimhop.program.{stage}"
+        alternatives = f"{folder}.alternatives"
+        for module, targets in GRAPH.items():
+            reached = {t for t in targets if t.startswith(alternatives)}
+            if not reached or module.startswith(alternatives) or not module.startswith("claimhop.program"):
+                continue
+            assert module == "claimhop.program.choices", f"{module} imports an alternative: {sorted(reached)}"
     assert not (ROOT / "claimhop" / "steps").exists()
+    assert not (ROOT / "claimhop" / "verification").exists(), "the verify stage's parts live in its folder"
 
 
 @pytest.mark.parametrize("path", NODE_FILES, ids=lambda p: p.stem)
@@ -222,7 +225,7 @@ def test_a_node_reaches_its_stage_in_one_hop(path):
     assert len(stage_files) <= 1, f"{name} reaches into {sorted(stage_files)}"
 
 
-KNOB_PACKAGES = ("claimhop/program", "claimhop/verification", "claimhop/retrieval", "claimhop/entities", "state", "nodes",
+KNOB_PACKAGES = ("claimhop/program", "claimhop/retrieval", "claimhop/entities", "state", "nodes",
                  "graph")
 
 

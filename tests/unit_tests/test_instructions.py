@@ -8,7 +8,7 @@ from fakes import fake_lm
 from test_graph_routing import answers
 
 import claimhop.program.runtime
-from claimhop.verification.alternatives.evidence import rank_evidence
+from claimhop.program.verify.alternatives.evidence import rank_evidence
 from graph import check_claim, graph
 from state.instructions import split_instructions
 

@@ -10,9 +10,9 @@ import pytest
 from test_graph_routing import answers, run
 
 import claimhop.retrieval.service
-from claimhop.program.links import later_hop, later_link_sources
-from claimhop.program.search import candidate
-from claimhop.program.select import select_from
+from claimhop.program.later_links import later_hop, later_link_sources
+from claimhop.program.search.stage import candidate
+from claimhop.program.select.stage import select_from
 from state.context import Context
 
 FILLERS = [{"title": f"Company report {i}", "text": f"Report {i} was filed in London about ITC Entertainment."}
@@ -75,7 +75,7 @@ def test_selection_keeps_the_next_link_of_a_chain_that_a_kept_document_names(cha
     kept = select_from(candidates, ["Danger Man"], [], [], on, links)
     assert [d["title"] for d in kept] == ["Danger Man", "Ralph Smart"]
     assert kept[1]["chain"]["named_by"] == "Danger Man" and 0.5 < kept[1]["chain"]["bonus"] <= 1.0
-    from claimhop.program.provenance import _why_score
+    from claimhop.program.select.provenance import _why_score
 
     assert 'named by the kept "Danger Man"' in _why_score(kept[1])  # a follow-up says why it was kept
     assert select_from(candidates, ["Danger Man"], [], [], on, None) == select_from(
@@ -98,7 +98,7 @@ def test_the_graph_runs_the_later_hop_after_the_gap_loop_and_records_it(monkeypa
 def test_an_article_that_many_others_name_is_no_bridge(chain):
     """London and ITC Entertainment are named by five articles each here: with generic_links=5 the bridge does
     not look them up and no link hop adds them, so counting links finds the creator instead."""
-    from claimhop.program.links import generic_names
+    from claimhop.program.bridge.links import generic_names
 
     assert generic_names(chain, chain.link_table(), ["London", "Ralph Smart", "Nobody Known"], 5) == {"London"}
     assert generic_names(chain, chain.link_table(), ["London"], 0) == set()  # off

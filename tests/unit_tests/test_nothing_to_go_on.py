@@ -1,6 +1,6 @@
 """The rule that says a claim has nothing to go on: only when no selected document mentions any of its names."""
 
-from claimhop.verification.coverage import claim_names, unmentioned_names
+from claimhop.program.verify.coverage import claim_names, unmentioned_names
 
 DOCS = [{"title": "Louisville, Kentucky", "text": "Louisville is the largest city in Kentucky."},
         {"title": "Batthyány family", "text": "The Batthyány family is a Hungarian noble family."}]

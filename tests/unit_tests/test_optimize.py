@@ -6,7 +6,6 @@ import json
 import dspy
 import pytest
 from fakes import fake_lm
-
 from test_graph_routing import answers
 
 import claimhop.program.runtime

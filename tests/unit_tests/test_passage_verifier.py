@@ -12,9 +12,16 @@ import numpy as np
 import pytest
 
 from claimhop.program.explain import fact_lines
-from claimhop.verification import head as head_module
-from claimhop.verification.head import HeadError, Logistic, VerdictHead, decide, load_head, save_head
-from claimhop.verification.passages import (
+from claimhop.program.verify.head import (
+    HeadError,
+    Logistic,
+    VerdictHead,
+    decide,
+    load_head,
+    save_head,
+)
+from claimhop.program.verify.quotes import quotes_for
+from claimhop.program.verify.reading import (
     MODEL_BLOCKS,
     PASSAGE_CAP,
     READ_BLOCKS,
@@ -25,7 +32,7 @@ from claimhop.verification.passages import (
     passages_read,
     reading_rule,
 )
-from claimhop.verification.quotes import quotes_for
+from claimhop.program.verify import head as head_module
 
 CURRIE = ("Cherie Ann Currie (born November 30, 1959) is an American musician (instrumentalist, singer, songwriter), "
           "actress and artist. Currie was the lead vocalist of the Runaways, a rock band from Los Angeles, in the "
@@ -59,7 +66,7 @@ def test_passages_are_read_whole_in_selection_order_within_the_budget():
 
 
 def test_passages_are_read_in_the_order_of_the_claims_chain():
-    from claimhop.verification.passages import chain_order
+    from claimhop.program.verify.reading import chain_order
 
     selected = [{"title": "Casablanca (film)", "text": "A 1942 film."}, *DOCS,
                 {"title": "Foxes (soundtrack)", "text": "Foxes is the soundtrack ... as well as Cherie Currie."}]
@@ -241,8 +248,9 @@ def test_each_fact_is_quoted_from_the_sentence_that_states_it():
 
 def no_dspy_model(monkeypatch):
     """The node's retries run under the run's DSPy LM, which the passage pass itself never calls."""
-    import claimhop.lm.provider as provider
     from fakes import fake_lm
+
+    import claimhop.lm.provider as provider
 
     monkeypatch.setitem(provider._LMS, "local", fake_lm({})[0])
 
@@ -258,9 +266,9 @@ class FakeEngine:
 
 
 def test_the_verify_stage_reads_once_and_quotes_every_fact(monkeypatch):
-    from claimhop.program.verify import ToVerify, Verify
+    from claimhop.program.verify.stage import ToVerify, Verify
 
-    verify = importlib.import_module("claimhop.program.verify")
+    verify = importlib.import_module("claimhop.program.verify.stage")
     no_dspy_model(monkeypatch)
     engine = FakeEngine(np.array([3.0, 1.0, 0.0, 0.0]))
     monkeypatch.setattr(verify, "local_engine", lambda: engine)
@@ -285,9 +293,9 @@ def test_the_verify_stage_reads_once_and_quotes_every_fact(monkeypatch):
 
 
 def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatch):
-    from claimhop.program.verify import ToVerify, Verify
+    from claimhop.program.verify.stage import ToVerify, Verify
 
-    verify = importlib.import_module("claimhop.program.verify")
+    verify = importlib.import_module("claimhop.program.verify.stage")
 
     class Broken:
         def last_hidden_state(self, messages, blocks=None):
@@ -354,7 +362,13 @@ def test_a_head_fitted_with_balanced_classes_calls_the_rarer_label_as_often_as_i
 
 
 def test_the_dspy_rows_train_and_validation_claims_share_no_question_and_the_compiled_judge_loads(tmp_path):
-    from claimhop.evaluation.verifier_dspy import COMPILE_COMMAND, DSPY_JUDGE, load_judge, manifest_of, split_by_group
+    from claimhop.evaluation.verifier_dspy import (
+        COMPILE_COMMAND,
+        DSPY_JUDGE,
+        load_judge,
+        manifest_of,
+        split_by_group,
+    )
 
     items = [{"group": f"q{i // 3}", "key": f"k{i}"} for i in range(30)]
     train, val = split_by_group(items, validation=7)

@@ -13,10 +13,10 @@ from test_graph_routing import answers
 from test_later_links import CHAIN, found
 
 import claimhop.cli.main
-import claimhop.retrieval.service
 import claimhop.program.runtime
+import claimhop.retrieval.service
+from claimhop.program.later_links import later_hop
 from claimhop.retrieval.pg_search import PostgresError, pg_search
-from claimhop.program.links import later_hop
 
 QUERIES = ["British television series producer", "actor who directed TV series", "capital city of England",
            "financed by ITC Entertainment", "zzzz unknownword"]

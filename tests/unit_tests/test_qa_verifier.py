@@ -11,9 +11,13 @@ from test_fact_verifier import facts_reply
 from test_graph_routing import run
 
 from claimhop.entities.values import Value, parse_fact, values_in
-from claimhop.verification.alternatives.ensemble import EnsembleRule
-from claimhop.verification.alternatives.qa import check_claim_qa, evidence_for_question, full_name
-from claimhop.verification.alternatives.questions import (
+from claimhop.program.verify.alternatives.ensemble import EnsembleRule
+from claimhop.program.verify.alternatives.qa import (
+    check_claim_qa,
+    evidence_for_question,
+    full_name,
+)
+from claimhop.program.verify.alternatives.questions import (
     NOT_STATED,
     options_for,
     question_for,
@@ -181,7 +185,7 @@ def test_an_answer_other_than_the_facts_contradicts_it(small_corpus):
 
 
 def test_the_graph_with_the_qa_verifier_shows_each_question_answer_and_quote(monkeypatch, small_corpus):
-    monkeypatch.setattr(importlib.import_module("claimhop.program.verify_qa"), "ask_model",
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.alternatives.verify_qa"), "ask_model",
                         lambda model, evidence, question, options, predictor=None: reading_answerer()(evidence, question, options))
     _, final, _ = run(monkeypatch, small_corpus, facts_reply("Cherie Currie is an American singer.",
                                                              "Steve Augeri is a British singer."),

@@ -451,7 +451,6 @@ def test_serve_model_never_prints_its_key(monkeypatch, capsys):
 ])
 def test_a_database_url_is_shown_without_any_password(url):
     from claimhop.redact import shown_url
-
     from graph.durable import shown
 
     for shown_text in (shown_url(url), shown(url)):  # the checkpoint messages print it through graph.durable.shown

@@ -2,12 +2,12 @@
 
 import pytest
 
-from claimhop.program.select import score_candidates, select_from
-from claimhop.verification.citations import (
+from claimhop.program.citations import (
     CitationError,
     check_citations,
     drop_invalid_citations,
 )
+from claimhop.program.select.stage import score_candidates, select_from
 from state.context import Context
 
 
@@ -95,7 +95,7 @@ def test_invented_citation_numbers_are_dropped():
 
 
 def test_evidence_is_verbatim_capped_per_document_and_covers_each_question():
-    from claimhop.verification.alternatives.evidence import rank_evidence
+    from claimhop.program.verify.alternatives.evidence import rank_evidence
 
     docs = [
         {"title": "Cherie Currie", "text": "Cherie Currie is an American singer. Currie was the lead vocalist of "
@@ -112,7 +112,7 @@ def test_evidence_is_verbatim_capped_per_document_and_covers_each_question():
 
 
 def test_entities_of_a_claim_entitys_article_rank_first_and_fragments_are_dropped():
-    from claimhop.program.bridge import rank_uncovered_entities
+    from claimhop.program.bridge.stage import rank_uncovered_entities
 
     state = {
         "claim": "Chandgi Ram won a gold medal in 1970 at a continental multi-sport event.",
@@ -129,7 +129,7 @@ def test_entities_of_a_claim_entitys_article_rank_first_and_fragments_are_droppe
 
 
 def test_bridge_choice_interleaves_lm_picks_with_the_ranking():
-    from claimhop.program.bridge import choose
+    from claimhop.program.bridge.stage import choose
 
     ranked = ["1970 Asian Games", "Bangkok", "Argentina", "Gold Medal", "India"]
     assert choose(["Argentina", "Gold Medal", "Invented"], ranked, 4) == [

@@ -216,7 +216,7 @@ def test_the_terse_plans_made_up_examples_are_one_fixed_prefix_before_every_clai
     from benchmarks.hotpotqa import SAMPLE
     from claimhop.evaluation.data import DEV_CLAIMS, load_claims
     from claimhop.lm.adapter import adapter_for
-    from claimhop.program.plan import TERSE_EXAMPLES, Plan
+    from claimhop.program.plan.stage import TERSE_EXAMPLES, Plan
     from claimhop.signatures import PlanClaimAsFacts
     from state.context import Context
 

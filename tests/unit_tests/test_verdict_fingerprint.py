@@ -27,7 +27,7 @@ def corpus_copy(small_corpus, tmp_path):
 
 def test_the_same_configuration_gives_the_same_key_and_each_part_changes_it(corpus_copy, monkeypatch, tmp_path):
     import claimhop.lm.weights
-    import claimhop.verification.head
+    import claimhop.program.verify.head
 
     ctx = lambda: Context(corpus_path=str(corpus_copy))  # noqa: E731 - read afresh after each change
     before = verdict_fingerprint(ctx())
@@ -36,7 +36,7 @@ def test_the_same_configuration_gives_the_same_key_and_each_part_changes_it(corp
         "claimhop's version": lambda: monkeypatch.setattr(claimhop, "__version__", "99.0"),
         "the model file": lambda: monkeypatch.setattr(claimhop.lm.weights, "QWEN_CODER_1_5B", dataclasses.replace(
             claimhop.lm.weights.QWEN_CODER_1_5B, sha256="0" * 64)),
-        "the verifier head": lambda: monkeypatch.setattr(claimhop.verification.head, "HEAD_FILE", head_copy(tmp_path)),
+        "the verifier head": lambda: monkeypatch.setattr(claimhop.program.verify.head, "HEAD_FILE", head_copy(tmp_path)),
         "a head of one's own": lambda: monkeypatch.setenv("CLAIMHOP_VERIFIER_HEAD", str(head_copy(tmp_path, "own"))),
         "a CLAIMHOP_* default": lambda: monkeypatch.setenv("CLAIMHOP_MAX_ITERATIONS", "0"),
         "the corpus at the same path": lambda: corpus_copy.write_text(corpus_copy.read_text() + json.dumps(
@@ -52,7 +52,7 @@ def test_the_same_configuration_gives_the_same_key_and_each_part_changes_it(corp
 
 
 def head_copy(tmp_path, name: str = "head"):
-    from claimhop.verification.head import HEAD_FILE
+    from claimhop.program.verify.head import HEAD_FILE
 
     path = tmp_path / f"{name}.npz"
     path.write_bytes(HEAD_FILE.read_bytes() + name.encode() + b" retrained")

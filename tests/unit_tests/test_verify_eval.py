@@ -145,7 +145,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
     from types import SimpleNamespace
 
     import claimhop.lm.provider
-    import claimhop.verification.alternatives.pipeline
+    import claimhop.program.verify.alternatives.pipeline
     from claimhop.evaluation.verify_eval import facts_verdict
     from state.context import Context
 
@@ -153,7 +153,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
              SimpleNamespace(text="in 1970", entities=[]),
              SimpleNamespace(text="The  event was held in Argentina.", entities=["Argentina"])]
     # the default planner's facts are what the graph judges; SplitClaim's only with another planner
-    monkeypatch.setattr(importlib.import_module("claimhop.program.facts").PlanSplit, "__call__", lambda self, claim: split)
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.facts").PlanSplit, "__call__", lambda self, claim: split)
     monkeypatch.setattr(claimhop.lm.provider, "get_lm", lambda model: None)
     seen = {}
 
@@ -161,7 +161,7 @@ def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monke
         seen["facts"], seen["context"] = [f["text"] for f in facts], context
         return {"verdict": "SUPPORTED", "confidence": 0.9, "facts": []}
 
-    monkeypatch.setattr(claimhop.verification.alternatives.pipeline, "check_facts", check_facts)
+    monkeypatch.setattr(claimhop.program.verify.alternatives.pipeline, "check_facts", check_facts)
     facts_verdict("Chandgi Ram won a gold medal in 1970 at an event held in Argentina.", [], Context())
     assert seen["facts"] == ["Chandgi Ram won a gold medal in 1970", "The event was held in Argentina."]
     assert seen["context"] == "sentence"  # as the graph judges by default

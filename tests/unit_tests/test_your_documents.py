@@ -15,7 +15,7 @@ import claimhop.retrieval.collection as collection
 from claimhop.retrieval.article_links import ArticleLinks, build_links
 from claimhop.retrieval.collection import current_version, update_collection
 from claimhop.retrieval.corpus import load_corpus
-from claimhop.retrieval.documents import read_file, collection_files
+from claimhop.retrieval.documents import collection_files, read_file
 from claimhop.retrieval.sections import split_document
 from claimhop.retrieval.service import index_search
 

@@ -221,7 +221,7 @@ function renderSelection(docs) {
   for (const doc of docs) {
     const why = [];
     if (doc.claim_entities?.length) why.push(`claim: ${doc.claim_entities.join(", ")}`);
-    if (doc.gap_entities?.length) why.push(`gap: ${doc.gap_entities.join(", ")}`);
+    if (doc.looked_up?.length) why.push(`looked up: ${doc.looked_up.join(", ")}`);
     if (doc.found_by?.length) why.push(`found by ${doc.found_by.join(", ")}`);
     $("selection").append(el("li", {},
       el("button", { class: "doc", type: "button", onclick: () => openDocument(doc.title) }, doc.title),

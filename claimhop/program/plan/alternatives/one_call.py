@@ -5,7 +5,12 @@ from __future__ import annotations
 import dspy
 
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan import MAX_FACTS, MAX_NAMES, PlanResult, names_to_look_up
+from claimhop.program.plan.stage import (
+    MAX_FACTS,
+    MAX_NAMES,
+    PlanResult,
+    names_to_look_up,
+)
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.signatures import PlanClaim
 from state.context import Context

@@ -1,12 +1,12 @@
 """bridge_pick=lm: the model picks the entities that link the claim's parts from the names the entity ranking
-found; its picks are interleaved with the ranking's best (claimhop.program.bridge.choose), so a small model's
+found; its picks are interleaved with the ranking's best (claimhop.program.bridge.stage.choose), so a small model's
 judgement hedges the ranking instead of replacing it."""
 
 from __future__ import annotations
 
 import dspy
 
-from claimhop.program.bridge import Bridge
+from claimhop.program.bridge.stage import Bridge
 from claimhop.program.outputs import clean_list
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.signatures import PickBridgingEntities

@@ -9,9 +9,9 @@ import re
 
 from rapidfuzz import fuzz
 
+from claimhop.program.select.stage import candidate_pool, score_candidates
 from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.titles import normalize_title
-from claimhop.program.select import candidate_pool, score_candidates
 from state.context import Context
 from state.schema import Hop, SelectedDoc, State
 
@@ -65,7 +65,7 @@ def _found_by(title: str, hops: list[Hop]) -> list[str]:
 def _why_score(doc: SelectedDoc) -> str:
     parts = [f"score {doc['score']:.2f}", f"retrieval {doc['retrieval_score']:.2f} of the best"]
     parts.append("claim entities: " + (", ".join(doc["claim_entities"]) or "none"))
-    parts.append("gap entities: " + (", ".join(doc["gap_entities"]) or "none"))
+    parts.append("looked up: " + (", ".join(doc["looked_up"]) or "none"))
     if doc.get("chain"):
         parts.append(f'named by the kept "{doc["chain"]["named_by"]}" (chain bonus {doc["chain"]["bonus"]:.2f})')
     return "; ".join(parts)
@@ -85,7 +85,7 @@ def explain_document(title: str, state: State, ctx: Context, in_collection: bool
         return f'"{title}" was kept: rank {doc["rank"]} of {len(selected)} ({_why_score(doc)}). {source}{cite}'.strip()
     candidates = candidate_pool(state.get("candidates", {}), state.get("claim_ranking", []), ctx)
     if title in candidates:
-        ranked = score_candidates(candidates, state.get("claim_entities", []), state.get("gap_entities", []), ctx,
+        ranked = score_candidates(candidates, state.get("claim_entities", []), state.get("looked_up", []), ctx,
                                   links)
         doc = next(d for d in ranked if d["title"] == title)
         cutoff = ranked[min(len(selected), len(ranked)) - 1] if selected else None

@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from claimhop.entities.matching import mentions
-from claimhop.verification.direction import opposite
+from claimhop.program.verify.direction import opposite
 from claimhop.retrieval.encoder import encode
 from claimhop.retrieval.titles import normalize_title
 from claimhop.sentences import split_sentences
@@ -23,7 +23,7 @@ from state.instructions import is_instruction
 WORD_WEIGHT = 0.5  # the fact's rarity-weighted words a sentence shares, at half a cosine: names and numbers count
 SECOND_GAIN = 0.25  # a second quote only when it holds a quarter of the fact's words the first lacks
 # A quote shown as stating its fact must hold at least half of the fact's (rarity-weighted) words, its title
-# counted, across the fact's quotes, and point no other way (claimhop.verification.direction); else it is only
+# counted, across the fact's quotes, and point no other way (claimhop.program.verify.direction); else it is only
 # the closest sentence read. Not tuned: half is where a sentence says more of the fact than it leaves out.
 STATES_SHARE = 0.5
 _WORD = re.compile(r"[a-z0-9]+")

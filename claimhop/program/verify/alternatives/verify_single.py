@@ -7,9 +7,9 @@ import dspy
 
 from claimhop.program.explain import numbered
 from claimhop.program.runtime import call_lm, calls_made
-from claimhop.program.verify import ToVerify, VerifyResult, nothing_to_go_on
+from claimhop.program.verify.alternatives.evidence import rank_evidence
+from claimhop.program.verify.stage import ToVerify, VerifyResult, nothing_to_go_on
 from claimhop.signatures import VerifyClaim
-from claimhop.verification.alternatives.evidence import rank_evidence
 from state.context import Context
 from state.schema import Evidence
 
@@ -31,7 +31,7 @@ class VerifySingle(dspy.Module):
         ctx, claim = self.settings, case.claim
         if (empty := nothing_to_go_on(case)) is not None:
             return empty
-        pool = rank_evidence(claim, case.selected, [*case.claim_entities, *case.gap_entities], ctx.evidence_sentences,
+        pool = rank_evidence(claim, case.selected, [*case.claim_entities, *case.looked_up], ctx.evidence_sentences,
                              case.sub_questions)
         evidence: list[Evidence] = [{"ref": i, **e} for i, e in enumerate(pool, start=1)]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dspy
 
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan import MAX_NAMES, GapResult, PlanResult
+from claimhop.program.plan.stage import MAX_NAMES, GapResult, PlanResult
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.signatures import DecomposeClaim, EarlyGapAnalysis
 from state.context import Context

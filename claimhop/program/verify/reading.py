@@ -2,7 +2,7 @@
 rule gives, in one prompt, read by the local model in one pass. What comes back is the model's hidden state where its
 yes/no answer would start, after as many blocks as the head was trained on (21 of 28 by default: a cut copy of the
 model); a yes/no readout of it (the output layer's "Yes"/"No" rows, shipped with the head) and the whole state feed
-the learned head (claimhop.verification.head).
+the learned head (claimhop.program.verify.head).
 
 Why whole passages: judged sentence by sentence, a small model loses who "she" or "the film" is and cannot join
 two documents; reading the passages together it does far better (docs/verification.md)."""

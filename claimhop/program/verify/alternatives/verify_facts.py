@@ -1,5 +1,5 @@
 """verifier=facts: each fact of the claim judged sentence by sentence with label probabilities
-(claimhop.verification.alternatives.pipeline); the claim's verdict from its facts'. FactWise is what it shares with
+(claimhop.program.verify.alternatives.pipeline); the claim's verdict from its facts'. FactWise is what it shares with
 verifier=qa: the claim's facts, checked one by one, the verdict and the evidence numbered from them."""
 
 from __future__ import annotations
@@ -8,13 +8,17 @@ import dspy
 
 from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.usage import model_step
-from claimhop.program.facts import SplitsClaims
 from claimhop.program.runtime import joined
-from claimhop.program.verify import ToVerify, VerifyResult, nothing_to_go_on
+from claimhop.program.verify.alternatives.ensemble import EnsembleRule
+from claimhop.program.verify.alternatives.nli import judge_pair
+from claimhop.program.verify.alternatives.pipeline import (
+    check_facts,
+    closest_evidence,
+    deciding_evidence,
+)
+from claimhop.program.verify.facts import SplitsClaims
+from claimhop.program.verify.stage import ToVerify, VerifyResult, nothing_to_go_on
 from claimhop.signatures import JudgePair
-from claimhop.verification.alternatives.ensemble import EnsembleRule
-from claimhop.verification.alternatives.nli import judge_pair
-from claimhop.verification.alternatives.pipeline import check_facts, closest_evidence, deciding_evidence
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 

@@ -2,7 +2,7 @@
 prognosis" name the same thing and point opposite ways. Scientific and health claims are false by direction
 (more/less, better/worse, increases/reduces, associated/not associated) far more often than by a swapped name, so
 one small table of opposites serves three places: a quote shown as stating a fact must not point the other way
-(claimhop.verification.quotes), and a collection's synthetic contradicted claims are made by turning a stated
+(claimhop.program.verify.quotes), and a collection's synthetic contradicted claims are made by turning a stated
 claim round (claimhop.evaluation.collection_claims).
 
 A word table, not a model: it is exact about what it knows and silent about the rest, which is what a guard on

@@ -1,7 +1,7 @@
 """Stage 6, the verdict (node `verify`), by default (verifier=passages): the model reads the claim with the best
 passages of the selected documents whole, in one pass; a learned head turns what it read into the verdict
-(claimhop.verification.head); each fact of the claim is quoted from the passages read
-(claimhop.verification.quotes). A claim that no selected document names gets INSUFFICIENT_INFO with no model call.
+(claimhop.program.verify.head); each fact of the claim is quoted from the passages read
+(claimhop.program.verify.quotes). A claim that no selected document names gets INSUFFICIENT_INFO with no model call.
 The other verifiers (facts, qa, single) are in verify_*.py, chosen in claimhop.program.choices."""
 
 from __future__ import annotations
@@ -13,13 +13,21 @@ import dspy
 
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import LOCAL, get_lm, local_engine
-from claimhop.program.facts import SplitsClaims
 from claimhop.program.runtime import call_lm, calls_made, joined
+from claimhop.program.verify.coverage import (
+    claim_names,
+    nothing_about,
+    unmentioned_names,
+)
+from claimhop.program.verify.facts import SplitsClaims
+from claimhop.program.verify.head import VerdictHead, decide, head_file, load_head
+from claimhop.program.verify.quotes import quotes_for
+from claimhop.program.verify.reading import (
+    hidden_state,
+    passage_messages,
+    passages_read,
+)
 from claimhop.signatures import JudgeClaimOnPassages
-from claimhop.verification.coverage import claim_names, nothing_about, unmentioned_names
-from claimhop.verification.head import VerdictHead, decide, head_file, load_head
-from claimhop.verification.passages import hidden_state, passage_messages, passages_read
-from claimhop.verification.quotes import quotes_for
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 
@@ -51,13 +59,13 @@ class VerifyResult:
 @dataclass
 class ToVerify:
     """What a verifier judges: the claim, the selected documents, the claim's names, the plan's facts (None when
-    the plan gave none) and, for the single call's evidence, the gap analyses' names and the sub-questions."""
+    the plan gave none) and, for the single call's evidence, the names looked up and the sub-questions."""
 
     claim: str
     selected: list[SelectedDoc]
     claim_entities: list[str] = field(default_factory=list)
     planned_facts: list[str] | None = None
-    gap_entities: list[str] = field(default_factory=list)
+    looked_up: list[str] = field(default_factory=list)
     sub_questions: list[str] = field(default_factory=list)
 
 
@@ -100,7 +108,7 @@ class Verify(SplitsClaims):
 
 def judged(probs: dict[str, float], quotes: list[list[dict]], threshold: float
            ) -> tuple[str, float, dict[str, float]]:
-    """The verdict, its confidence and the probabilities behind it: the head's (claimhop.verification.head.decide),
+    """The verdict, its confidence and the probabilities behind it: the head's (claimhop.program.verify.head.decide),
     INSUFFICIENT_INFO when the model could not read, CONTRADICTED when a quote says the opposite of its fact."""
     if probs.get("failed"):
         return "INSUFFICIENT_INFO", 0.0, probs
@@ -113,7 +121,7 @@ def judged(probs: dict[str, float], quotes: list[list[dict]], threshold: float
 
 def said_opposite(quotes: list[list[dict]]) -> bool:
     """Whether a passage read says the opposite of a fact: a quote with enough of the fact's words that points
-    the other way (claimhop.verification.direction). Then the claim is CONTRADICTED whatever the head says: a
+    the other way (claimhop.program.verify.direction). Then the claim is CONTRADICTED whatever the head says: a
     head trained on names swapped in Wikipedia claims misses "poor prognosis" against "better outcomes"."""
     return any(quote["opposite"] for fact_quotes in quotes for quote in fact_quotes)
 

@@ -4,7 +4,7 @@ probability read from the model (claimhop.lm.label_probs). One call a fact, one 
 description that must first be resolved to a name.
 
 A fact's record has the facts verifier's shape, so the claim's verdict, its confidence and `claimhop calibrate`
-use the same rule (claimhop.verification.alternatives.ensemble): P(the fact's own answer) plays entailment, P(another
+use the same rule (claimhop.program.verify.alternatives.ensemble): P(the fact's own answer) plays entailment, P(another
 answer) contradiction and P(not stated) neutral; the question pins the value, so alignment is 1. The record
 adds `questions`: each question, its options, the answer, its probability and the sentence that states it."""
 
@@ -17,13 +17,10 @@ import dspy
 from claimhop.entities.values import parse_fact, values_in
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import get_lm
-from claimhop.signatures import AnswerFromEvidence
-from claimhop.retrieval.titles import base_title, normalize_title
-from claimhop.verification.coverage import folded, mentioned
-from claimhop.verification.alternatives.ensemble import EnsembleRule
-from claimhop.verification.alternatives.evidence import rank_evidence
-from claimhop.verification.alternatives.pipeline import checked_claim
-from claimhop.verification.alternatives.questions import (
+from claimhop.program.verify.alternatives.ensemble import EnsembleRule
+from claimhop.program.verify.alternatives.evidence import rank_evidence
+from claimhop.program.verify.alternatives.pipeline import checked_claim
+from claimhop.program.verify.alternatives.questions import (
     LETTERS,
     NOT_STATED,
     Question,
@@ -33,6 +30,9 @@ from claimhop.verification.alternatives.questions import (
     same_value,
     who_question,
 )
+from claimhop.program.verify.coverage import folded, mentioned
+from claimhop.retrieval.titles import base_title, normalize_title
+from claimhop.signatures import AnswerFromEvidence
 
 Ask = Callable[[list[str], str, list[str]], dict[str, float]]  # (numbered evidence, question, options) -> P(option)
 RESOLVED = 0.5  # a description takes the chosen name only when the model gives it at least even odds (qa_resolve)
@@ -189,7 +189,7 @@ def check_fact_qa(fact: dict, selected: list[dict], ask: Ask, k: int, known: dic
 
 def check_claim_qa(facts: list[dict], selected: list[dict], ask: Ask, rule: EnsembleRule, k: int,
                    resolve: float = RESOLVED) -> dict:
-    """Every fact asked; the claim's verdict, confidence and reason (claimhop.verification.alternatives.pipeline), and the
+    """Every fact asked; the claim's verdict, confidence and reason (claimhop.program.verify.alternatives.pipeline), and the
     model calls it took (a description two facts share is asked once). A model fault becomes a ModelFault, so
     only those end as an error on a fact; a fault in this code is raised."""
     known: dict[str, dict] = {}

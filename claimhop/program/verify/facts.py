@@ -9,13 +9,14 @@ import dspy
 from claimhop.entities.matching import mentions
 from claimhop.entities.ner import extract_entities, unique
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan import MAX_FACTS, MAX_NAMES
+from claimhop.program.plan.stage import MAX_FACTS, MAX_NAMES
 from claimhop.program.runtime import call_lm, calls_made
+from claimhop.program.verify.coverage import claim_names, folded, mentioned
 from claimhop.retrieval.titles import normalize_title
 from claimhop.sentences import stems
 from claimhop.signatures import SplitClaim, SplitClaimWithNames
-from claimhop.verification.coverage import claim_names, folded, mentioned
 from state.context import Context
+
 
 class PlanSplit:
     """The plan's own predictor as the claim's splitter (planner=facts): a verifier whose plan fell back splits the

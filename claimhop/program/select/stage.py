@@ -28,7 +28,7 @@ def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus:
     return hits
 
 
-def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
+def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str], looked_up: list[str],
                      ctx: Context, links: LinkTable | None = None) -> list[SelectedDoc]:
     """All candidates, best first. score = retrieval_weight * fused retrieval score (0-1) + the claim's and the
     gap analyses' entity weights + a bonus for both + chain_weight * how specific a link to it is, when a
@@ -43,21 +43,21 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
       thousands name, is almost no link at all. `links` is the corpus's link table (None for an external engine,
       or when `chain_weight` is 0); each document records its bonus and the kept document that named it."""
     claim_entities = unique(claim_entities)
-    gap_entities = [e for e in unique(gap_entities) if e.casefold() not in {c.casefold() for c in claim_entities}]
+    looked_up = [e for e in unique(looked_up) if e.casefold() not in {c.casefold() for c in claim_entities}]
     top = max((c["retrieval_score"] for c in candidates.values()), default=1.0) or 1.0
     docs: list[tuple[SelectedDoc, dict[str, float], dict[str, float], int]] = []
     for cand in candidates.values():
         normalized = normalize_title(f"{cand['title']} {cand['text']}")
         claim_hits = _matched(claim_entities, cand, normalized, ctx.tuning.title_match_weight)
-        gap_hits = _matched(gap_entities, cand, normalized, ctx.tuning.title_match_weight)
+        looked_up_hits = _matched(looked_up, cand, normalized, ctx.tuning.title_match_weight)
         doc: SelectedDoc = {
             "rank": 0, "title": cand["title"], "text": cand["text"], "score": 0.0,
             "retrieval_score": round(cand["retrieval_score"] / top, 4), "claim_entities": list(claim_hits),
-            "gap_entities": list(gap_hits), "found_by": cand["found_by"],
+            "looked_up": list(looked_up_hits), "found_by": cand["found_by"],
         }
         if cand.get("source"):
             doc["source"] = cand["source"]
-        docs.append((doc, claim_hits, gap_hits, cand["doc_id"]))
+        docs.append((doc, claim_hits, looked_up_hits, cand["doc_id"]))
     chained = links is not None and ctx.tuning.chain_weight > 0
     had: dict[str, int] = {}  # how many chosen documents have each entity
     named: dict[int, float] = {}  # documents the chosen ones name, by the specificity of that link
@@ -67,9 +67,9 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
         return sum(weight * ctx.tuning.coverage_decay ** had.get(entity, 0) for entity, weight in hits.items())
 
     def score(item: tuple[SelectedDoc, dict[str, float], dict[str, float], int]) -> float:
-        doc, claim_hits, gap_hits, doc_id = item
+        doc, claim_hits, looked_up_hits, doc_id = item
         return (ctx.tuning.retrieval_weight * doc["retrieval_score"] + ctx.tuning.claim_entity_weight * worth(claim_hits)
-                + ctx.tuning.gap_entity_weight * worth(gap_hits) + (ctx.tuning.both_bonus if claim_hits and gap_hits else 0.0)
+                + ctx.tuning.gap_entity_weight * worth(looked_up_hits) + (ctx.tuning.both_bonus if claim_hits and looked_up_hits else 0.0)
                 + ctx.tuning.chain_weight * named.get(doc_id, 0.0))
 
     def order(item: tuple[SelectedDoc, dict[str, float], dict[str, float], int]) -> tuple:
@@ -110,14 +110,14 @@ def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candida
     return pool
 
 
-def select_from(candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
+def select_from(candidates: dict[str, Candidate], claim_entities: list[str], looked_up: list[str],
                 claim_ranking: list[Candidate], ctx: Context, links: LinkTable | None = None
                 ) -> list[SelectedDoc]:
     """The `top_k` best candidates, in score order. The claim's own first `claim_k` search results join the
     candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
     high is evidence the entity scores may not see (a name the planner did not write down)."""
     pool = candidate_pool(candidates, claim_ranking, ctx)
-    ranked = score_candidates(pool, claim_entities, gap_entities, ctx, links)
+    ranked = score_candidates(pool, claim_entities, looked_up, ctx, links)
     floor = {c["title"] for c in claim_ranking[: ctx.claim_floor]} & set(pool)
     if not floor:
         return ranked[: ctx.top_k]
@@ -145,7 +145,7 @@ class Select(dspy.Module):
         """The link table when chains count (chain_weight above 0), else None (the table is not even opened)."""
         return self.built.links if self.settings.tuning.chain_weight > 0 else None
 
-    def forward(self, candidates: dict[str, Candidate], claim_entities: list[str], gap_entities: list[str],
+    def forward(self, candidates: dict[str, Candidate], claim_entities: list[str], looked_up: list[str],
                 claim_ranking: list[Candidate]) -> Selection:
-        selected = select_from(candidates, claim_entities, gap_entities, claim_ranking, self.settings, self.links())
+        selected = select_from(candidates, claim_entities, looked_up, claim_ranking, self.settings, self.links())
         return Selection(selected, len(candidate_pool(candidates, claim_ranking, self.settings)))

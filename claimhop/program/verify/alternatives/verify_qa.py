@@ -1,4 +1,4 @@
-"""verifier=qa: each fact asked as a question whose answer decides it (claimhop.verification.alternatives.qa)."""
+"""verifier=qa: each fact asked as a question whose answer decides it (claimhop.program.verify.alternatives.qa)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import dspy
 
 from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.usage import model_step
-from claimhop.program.verify_facts import FactWise
+from claimhop.program.verify.alternatives.ensemble import EnsembleRule
+from claimhop.program.verify.alternatives.qa import ask_model, check_claim_qa
+from claimhop.program.verify.alternatives.verify_facts import FactWise
 from claimhop.signatures import AnswerFromEvidence
-from claimhop.verification.alternatives.ensemble import EnsembleRule
-from claimhop.verification.alternatives.qa import ask_model, check_claim_qa
 from state.context import Context
 from state.schema import SelectedDoc
 

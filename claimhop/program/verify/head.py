@@ -1,5 +1,5 @@
 """The passage verifier's learned decision: logistic heads over the local model's hidden state where its yes/no
-answer starts (claimhop.verification.passages), trained by `claimhop train-verifier` and shipped as a small weights
+answer starts (claimhop.program.verify.reading), trained by `claimhop train-verifier` and shipped as a small weights
 file with its training provenance beside it.
 
 Features: the standardised 1536-float state and the model's own yes-vs-no logit (one linear readout of the same
@@ -22,7 +22,12 @@ import numpy as np
 
 from claimhop.atomic import atomic_path, write_text
 from claimhop.data import bundled
-from claimhop.verification.passages import MODEL_BLOCKS, PASSAGE_BUDGET, ReadingRule, reading_rule
+from claimhop.program.verify.reading import (
+    MODEL_BLOCKS,
+    PASSAGE_BUDGET,
+    ReadingRule,
+    reading_rule,
+)
 
 HEAD_FILE = bundled("verifier_head.npz")
 PROVENANCE_FILE = bundled("verifier_head.json")

@@ -8,16 +8,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from claimhop.retrieval.encoder import encode
-from claimhop.sentences import split_sentences
-from claimhop.verification.alternatives.alignment import alignment_score
-from claimhop.verification.alternatives.ensemble import (
+from claimhop.program.verify.alternatives.alignment import alignment_score
+from claimhop.program.verify.alternatives.ensemble import (
     EnsembleRule,
     calibrated_confidence,
     combine,
     judge_fact,
 )
-from claimhop.verification.alternatives.evidence import rank_evidence
+from claimhop.program.verify.alternatives.evidence import rank_evidence
+from claimhop.retrieval.encoder import encode
+from claimhop.sentences import split_sentences
 
 Judge = Callable[[str, str, str], dict[str, float]]  # (evidence title, evidence text, fact) -> label probs
 JUDGE_ATTEMPTS = 2  # a reply that does not fit is retried once, then recorded as an error on that fact

@@ -5,65 +5,22 @@ bridge_pick=lm the model picks among the names too (bridge_lm_pick.py)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
 import dspy
 
 from claimhop.entities.matching import is_about, mentions
-from claimhop.entities.ner import extract_entities as ner
+from claimhop.program.bridge.links import follow_links, generic_names
+from claimhop.program.bridge.ranking import rank_uncovered_entities
 from claimhop.program.built import Built
-from claimhop.program.links import follow_links, generic_names
-from claimhop.program.search import Found, candidate
+from claimhop.program.search.stage import Found, candidate
 from claimhop.retrieval.service import Mode, SearchEngine
 from claimhop.retrieval.titles import normalize_title
 from state.context import Context
 from state.schema import Candidate, Hop
 
-DOCS_SCANNED = 30  # the best candidates whose names are ranked (NER on more costs time and adds noise)
-KEPT = 40  # names kept for the bridge (it looks up at most max_bridge_entities of them)
-CLAIM_ARTICLE_BONUS = 3.0  # follow the links of the claim's own articles before re-searching names it already gave
 SHOWN_TO_LM = 20  # names the bridge picks from (and shows the model, with bridge_pick=lm)
-
-
-def rank_uncovered_entities(claim: str, sub_questions: list[str], candidates: dict[str, Candidate],
-                            claim_entities: list[str], gap_entities: list[str]) -> list[str]:
-    """Entities not yet the title of a candidate, scored by the retrieval scores of the documents naming them,
-    plus a boost when the claim or the gap analysis names them too, and when they stand in the article of an
-    entity the claim names (that article is where the next hop starts: "Chandgi Ram" -> "1970 Asian Games")."""
-    best = sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:DOCS_SCANNED]
-    if not best:
-        return []
-    top = best[0]["retrieval_score"]
-    titles = [c["title"] for c in candidates.values()]
-    claim_text = normalize_title(" ".join([claim, *sub_questions]))
-    scores: dict[str, float] = defaultdict(float)
-    names: dict[str, str] = {}
-    for cand, found in zip(best, ner([c["text"] for c in best])):
-        from_claim_article = any(is_about(e, cand["title"]) for e in claim_entities)
-        for entity in found:
-            key = normalize_title(entity)
-            names.setdefault(key, entity)
-            scores[key] += cand["retrieval_score"] / top + (CLAIM_ARTICLE_BONUS if from_claim_article else 0.0)
-    for entity in [*claim_entities, *gap_entities]:
-        key = normalize_title(entity)
-        names.setdefault(key, entity)
-        scores[key] += 1.0
-    for key in list(scores):
-        if mentions(names[key], claim_text):
-            scores[key] += 2.0
-    uncovered = [k for k in scores if k and not any(is_about(names[k], t) for t in titles)]
-    uncovered = [k for k in uncovered if not is_fragment(k, titles, scores)]
-    uncovered.sort(key=lambda k: -scores[k])
-    return [names[k] for k in uncovered[:KEPT]]
-
-
-def is_fragment(key: str, titles: list[str], scores: dict[str, float]) -> bool:
-    """"Steve" or "Currie" when "Steve Augeri" or "Cherie Currie" is already known: a part of a longer name
-    (a covered title or another entity) is no new entity to look up."""
-    longer = [normalize_title(t) for t in titles] + [k for k in scores if k != key]
-    return any(key != other and mentions(key, other) for other in longer)
 
 
 def lookup_entity(retriever: SearchEngine, entity: str, k: int, mode: Mode, must_name: bool = False) -> list:
@@ -113,7 +70,7 @@ def choose(picked: list[str], ranked: list[str], limit: int) -> list[str]:
 @dataclass
 class BridgeResult(Found):
     """The bridging entities, the model's picks (bridge_pick=lm), what was looked up (by name or by following
-    links: it counts for selection like the gap analyses' names), why the pick fell back and the calls made."""
+    links: selection weighs it as a looked-up name), why the pick fell back and the calls made."""
 
     entities: list[str] = field(default_factory=list)
     picked: list[str] = field(default_factory=list)
@@ -129,6 +86,12 @@ class Bridge(dspy.Module):
     def __init__(self, settings: Context, built: Built) -> None:
         super().__init__()
         self.settings, self.built = settings, built
+
+    def ranked_names(self, claim: str, sub_questions: list[str], candidates: dict[str, Candidate],
+                     claim_entities: list[str], looked_up: list[str]) -> list[str]:
+        """The names the found documents give that no search has covered yet, best first (node `extract_entities`;
+        ranking.py): what the bridge picks from."""
+        return rank_uncovered_entities(claim, sub_questions, candidates, claim_entities, looked_up)
 
     def pick(self, claim: str, sub_questions: list[str], shown: list[str]) -> tuple[list[str], str | None, int]:
         """The model's picks among the names shown, why the pick fell back and the calls made: none here (the

@@ -16,9 +16,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from claimhop.entities.values import FactParse, Value
-from claimhop.verification.coverage import folded, mentioned
+from claimhop.program.outputs import NOT_STATED
+from claimhop.program.verify.coverage import folded, mentioned
 
-NOT_STATED = "not stated"
 LETTERS = "ABCDEFGH"
 WH = {"time": "When", "number": "What number", "nationality": "What nationality", "place": "Where",
       "name": "Who or what"}
