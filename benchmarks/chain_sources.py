@@ -35,12 +35,7 @@ from claimhop.evaluation.train_verifier import (
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED, dev_items, synthetic_items
 from claimhop.evaluation.verifier_features import load_features
 from claimhop.evaluation.verifier_report import auc, held_out
-from claimhop.program.verify.reading import (
-    READ_BLOCKS,
-    READ_BUDGET,
-    READING,
-    reading_rule,
-)
+from claimhop.program.verify.head import load_head
 
 SHIPPED = "synthetic + dev"
 CANDIDATES = {SHIPPED: ("synthetic", "dev-gold", "dev-retrieved"),
@@ -122,7 +117,7 @@ def main() -> None:
     from claimhop.retrieval.corpus import load_corpus
 
     corpus = load_corpus()
-    rule = reading_rule(READING, READ_BLOCKS, READ_BUDGET)  # as the shipped head reads
+    rule = load_head().reading  # as the shipped head reads
     if args.make:
         from claimhop.evaluation.synthetic_chains import make_chains, used_questions
         from claimhop.evaluation.verifier_features import extract_features

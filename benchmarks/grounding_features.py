@@ -49,12 +49,9 @@ from claimhop.evaluation.train_verifier import (
 )
 from claimhop.evaluation.verifier_data import DEV_RETRIEVED
 from claimhop.evaluation.verifier_features import documents_for
+from claimhop.program.verify.head import load_head
 from claimhop.program.verify.reading import (
-    READ_BLOCKS,
-    READ_BUDGET,
-    READING,
     passages_read,
-    reading_rule,
 )
 
 MIN_GAIN, MAX_LOSS = 2.0, 1.0
@@ -156,7 +153,7 @@ def main() -> None:
     from claimhop.retrieval.corpus import load_corpus
 
     corpus = load_corpus()
-    rule = reading_rule(READING, READ_BLOCKS, READ_BUDGET)  # as the shipped head reads
+    rule = load_head().reading  # as the shipped head reads
     sets = labelled_sets(args.synthetic, args.chains, args.retrieved_from)
     if args.with_retrieved:  # reported beside the choice, not part of it (the rule was fixed before they existed)
         from benchmarks.retrieved_synthetic import is_read

@@ -35,7 +35,12 @@ from claimhop.evaluation.verifier_features import (
     state_path,
 )
 from claimhop.evaluation.verifier_report import auc, held_out
-from claimhop.program.verify.reading import MODEL_BLOCKS, ReadingRule, reading_rule
+from claimhop.program.verify.reading import (
+    MODEL_BLOCKS,
+    RULE_BUDGET,
+    ReadingRule,
+    reading_rule,
+)
 
 SOURCES = ("synthetic + dev", "dev only", "synthetic only")
 KINDS = ("retrieved", "gold")
@@ -57,7 +62,7 @@ def parse_reading(text: str) -> ReadingRule:
     'chain-order-1@21:3000' -> with 3,000 characters of passages."""
     spec, _, budget = text.partition(":")
     name, _, blocks = spec.partition("@")
-    return reading_rule(name, int(blocks) if blocks else MODEL_BLOCKS, int(budget) if budget else None)
+    return reading_rule(name, int(blocks) if blocks else MODEL_BLOCKS, int(budget) if budget else RULE_BUDGET)
 
 
 def read_all(items: list[dict], corpus, rule: ReadingRule) -> bool:

@@ -65,9 +65,9 @@ def measure(blocks: int, items: list[dict], corpus, answers: np.ndarray) -> dict
     )
     from claimhop.lm.cut_model import cut_path
     from claimhop.lm.weights import gguf_path
-    from claimhop.program.verify.reading import MODEL_BLOCKS, reading_rule
+    from claimhop.program.verify.reading import MODEL_BLOCKS, RULE_BUDGET, reading_rule
 
-    rule = reading_rule(blocks=blocks)
+    rule = reading_rule(blocks=blocks, budget=RULE_BUDGET)  # the sweep's budget
     folder = features_dir(rule)
     unread = sum(not state_path(folder, i["claim"], documents_for(corpus, i["titles"]), rule).is_file() for i in items)
     started = time.perf_counter()

@@ -3,15 +3,14 @@ documents are a folder a user would have (benchmarks.claim_sets makes them from 
 
 Retrieval comes from a `claimhop eval --recall-only --systems bm25,hybrid,claimhop` run on the set's sample (rows in
 `OUT/NAME/eval.jsonl`): evidence recall@5 and @21 count a claim when ANY of its evidence documents is among the first
-k (the sets list alternative evidence, not chains). Verdicts are given on claimhop's 21 documents by the verify
-stage's own parts: the passages its head reads (`passages_read` by the head's reading), the state (read once and
-cached, claimhop.evaluation.verifier_features), the head, the quotes and `judged` (claimhop.program.verify.stage), for
-each head compared:
-- `before`: the bundled head as shipped at 9569faa (chain-order-1), no quote rule (the verdict then);
-- `bundled`: the bundled head with the quote rule (a sentence read that says the opposite contradicts);
+k (the sets list alternative evidence, not chains). Verdicts are given on claimhop's 21 documents by the verify stage
+a check runs (claimhop.program.verify.stage.Verify: the passages its head reads, the nothing-to-go-on rule, the
+quotes), its states read once and saved (claimhop.evaluation.verifier_features.saved_state_reader), for each head:
+- `before`: the bundled head as shipped at 9569faa, without the quote rule: the rows recorded then (the committed
+  NAME/verdicts.jsonl; that code is gone);
+- `bundled`: the bundled head;
 - `collection`: the head `claimhop train-verifier --corpus FOLDER` trained on that folder's own documents.
-The claim is quoted as one fact (the recall-only rows keep no plan); a claim none of whose names the documents
-mention gets the stage's INSUFFICIENT_INFO first, as in a check. Paired by claim with exact McNemar.
+The claim is quoted as one fact (the recall-only rows keep no plan). Paired by claim with exact McNemar.
 
     python -m benchmarks.out_of_domain --sets healthver,climate-fever --root /work/ood --out docs/results/out-of-domain
 """
@@ -55,9 +54,10 @@ def evidence_recall(rows: list[dict], k: int) -> float | None:
 
 
 def heads_for(folder: Path) -> dict[str, object]:
+    """The heads compared on the set: the bundled one and the collection's own, when trained."""
     from claimhop.program.verify.head import HEAD_FILE, collection_head, load_head
 
-    heads = {"before": load_head(HEAD_FILE), "bundled": load_head(HEAD_FILE)}
+    heads = {"bundled": load_head(HEAD_FILE)}
     trained = collection_head(str(folder))
     if trained is not None:
         heads["collection"] = load_head(trained)
@@ -65,49 +65,43 @@ def heads_for(folder: Path) -> dict[str, object]:
 
 
 def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[str, list[str]],
-                 cached_only: bool = False) -> list[dict]:
-    """One row per (claim, head): the verdict, its probabilities and the seconds the state took to read (0 when
-    it was cached). `cached_only`: only the claims whose states every head has read already (no model call; a
-    stopped run reports what it read)."""
+                 cached_only: bool = False, recorded: list[dict] | None = None) -> list[dict]:
+    """One row per (claim, head): the verdict, its probabilities and what was read; `before` from the `recorded`
+    rows. `cached_only`: only the claims whose states every head has read already (no model call; a stopped run
+    reports what it read)."""
     from tqdm import tqdm
 
     from claimhop.entities.ner import extract_entities, unique
     from claimhop.evaluation.verifier_features import (
         documents_for,
         features_dir,
-        state_of,
+        saved_state_reader,
         state_path,
     )
-    from claimhop.program.verify.quotes import quotes_for
-    from claimhop.program.verify.reading import passages_read
-    from claimhop.program.verify.stage import ToVerify, judged, nothing_to_go_on
+    from claimhop.program.verify.stage import ToVerify, Verify
     from claimhop.retrieval.factory import search_engine
+    from state.context import Context
 
     corpus = search_engine(str(folder)).corpus
-    heads = heads_for(folder)
+    settings = Context.from_any({"corpus_path": str(folder)})
+    stages = {head_name: Verify(settings, saved_state_reader(), head) for head_name, head in heads_for(folder).items()}
+    before = {row["uid"]: row for row in recorded or [] if row.get("head") == "before"}
     rows = []
     for claim in tqdm(claims, desc=f"{name} verdicts", unit="claim"):
         documents = documents_for(corpus, retrieved[claim["uid"]])
         names = unique(extract_entities([claim["claim"]], with_spans=True)[0])  # as the graph finds them
-        if (empty := nothing_to_go_on(ToVerify(claim["claim"], documents, names))) is not None:
-            rows += [{"set": name, "uid": claim["uid"], "head": head_name, "label": claim["label"],
-                      "verdict": empty.verdict, "confidence": empty.confidence, "probabilities": {},
-                      "read": [], "read_seconds": 0.0, "nothing_to_go_on": True} for head_name in heads]
+        if cached_only and not all(state_path(features_dir(s.reading), claim["claim"], documents, s.reading).is_file()
+                                   for s in stages.values()):
             continue
-        if cached_only and not all(state_path(features_dir(h.reading), claim["claim"], documents, h.reading).is_file()
-                                   for h in heads.values()):
-            continue
-        for head_name, head in heads.items():
+        if claim["uid"] in before:
+            rows.append(before[claim["uid"]])
+        for head_name, stage in stages.items():
             started = time.time()
-            state, read_now = state_of(claim["claim"], documents, head.reading)
-            seconds = time.time() - started if read_now else 0.0
-            probs = head.probabilities(state)
-            passages = passages_read(documents, claim["claim"], head.reading)
-            quotes = [[]] if head_name == "before" else quotes_for([claim["claim"]], passages)
-            verdict, confidence, probs = judged(probs, quotes, head.threshold)
+            out = stage(ToVerify(claim["claim"], documents, names, planned_facts=[claim["claim"]]))
             rows.append({"set": name, "uid": claim["uid"], "head": head_name, "label": claim["label"],
-                         "verdict": verdict, "confidence": confidence, "probabilities": probs,
-                         "read": [p["title"] for p in passages], "read_seconds": round(seconds, 2)})
+                         "verdict": out.verdict, "confidence": out.confidence, "probabilities": out.probabilities or {},
+                         "read": out.read or [], "seconds": round(time.time() - started, 2),
+                         "nothing_to_go_on": out.read is None})
     return rows
 
 
@@ -120,7 +114,7 @@ def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
         lines.append(f"| {system} | {fmt(evidence_recall(rows, 5))} | {fmt(evidence_recall(rows, 21))} | "
                      f"{seconds:.1f} |")
     lines += ["", "| claimhop head | 3-class macro-F1 | accuracy | contradicted recognised | supported right | "
-              "not-enough-info right | read s (median, when read) |", "|---|---|---|---|---|---|---|"]
+              "not-enough-info right | s a verdict (median; a saved state is not read again) |", "|---|---|---|---|---|---|---|"]
     correct: dict[str, dict[str, bool]] = {}
     for head in HEADS:
         rows = [r for r in verdicts if r["head"] == head]
@@ -129,7 +123,7 @@ def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
         pairs = [(r["label"], r["verdict"]) for r in rows]
         correct[head] = {r["uid"]: r["label"] == r["verdict"] for r in rows}
         per = {label: (sum(g == p == label for g, p in pairs), sum(g == label for g, _ in pairs)) for label in LABELS}
-        read = [r["read_seconds"] for r in rows if r["read_seconds"]]
+        read = [r.get("seconds", r.get("read_seconds", 0.0)) for r in rows]
         lines.append(f"| {head} | {macro_f1(pairs):.1f} | {np.mean([g == p for g, p in pairs]):.3f} | "
                      f"{per['CONTRADICTED'][0]}/{per['CONTRADICTED'][1]} | {per['SUPPORTED'][0]}/{per['SUPPORTED'][1]} | "
                      f"{per['INSUFFICIENT_INFO'][0]}/{per['INSUFFICIENT_INFO'][1]} | "
@@ -196,7 +190,9 @@ def main() -> None:
         write_text(out / name / "retrieval.jsonl", "".join(json.dumps(r) + "\n" for r in eval_rows))
         retrieved = {r["uid"]: r["titles"][:21] for r in eval_rows if r["system"] == "claimhop"}
         claims = [c for c in claims if c["uid"] in retrieved]
-        verdicts = verdict_rows(name, root / "documents", claims, retrieved, args.cached_only)
+        recorded = out / name / "verdicts.jsonl"
+        verdicts = verdict_rows(name, root / "documents", claims, retrieved, args.cached_only,
+                                rows_in(recorded) if recorded.is_file() else [])
         write_text(out / name / "verdicts.jsonl", "".join(json.dumps(r) + "\n" for r in verdicts))
         lines += table(name, eval_rows, verdicts)
         summary[name] = {h: macro_f1([(r["label"], r["verdict"]) for r in verdicts if r["head"] == h])

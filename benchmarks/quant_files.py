@@ -32,7 +32,7 @@ from claimhop.program.verify.reading import MODEL_BLOCKS
 
 SCHEMES = {"q4_0": {"Q4_K": "Q4_0", "Q6_K": "Q4_0"}, "q4_0+q8_0": {"Q4_K": "Q4_0", "Q6_K": "Q8_0"}}
 SHIPPED = "q4_k_m"
-CUT = 21  # the verifier's blocks (claimhop.program.verify.reading.READ_BLOCKS)
+CUT = 21  # the verifier's blocks (claimhop.program.verify.reading.NEW_HEAD_BLOCKS)
 REPEATS = 3  # chat calls
 PROMPTS, PASSES = 8, 2  # verify prompts, each read twice
 NAMES = {1: "SUPPORTED", 0: "NOT_SUPPORTED"}
@@ -62,17 +62,14 @@ def chain_prompts(limit: int, rule=None) -> list[tuple[dict, list[dict]]]:
     from claimhop.evaluation.synthetic_chains import CHAIN_CLAIMS
     from claimhop.evaluation.verifier_data import synthetic_items
     from claimhop.evaluation.verifier_features import documents_for
+    from claimhop.program.verify.head import load_head
     from claimhop.program.verify.reading import (
-        READ_BLOCKS,
-        READ_BUDGET,
-        READING,
         passage_messages,
         passages_read,
-        reading_rule,
     )
     from claimhop.retrieval.corpus import load_corpus
 
-    corpus, rule = load_corpus(), rule or reading_rule(READING, READ_BLOCKS, READ_BUDGET)
+    corpus, rule = load_corpus(), rule or load_head().reading
     out = []
     for item in synthetic_items(CHAIN_CLAIMS)[:limit]:
         documents = documents_for(corpus, item["titles"])
@@ -163,7 +160,7 @@ def transfer(scheme: str, limit: int) -> dict:
     head = load_head()
     pairs = chain_prompts(limit, head.reading)  # the prompts its cached states were read from
     items = [item for item, _ in pairs]
-    shipped = load_features(items, load_corpus(), features_dir(head.reading), rule=head.reading)
+    shipped = load_features(items, load_corpus(), head.reading, features_dir(head.reading))
     cache = cache_root() / "quant-files" / f"{scheme}-chain-states-{limit}.npy"
     if cache.is_file():
         other = np.load(cache)

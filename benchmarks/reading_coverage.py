@@ -1,7 +1,7 @@
 """Does the passage verifier read the whole chain? Coverage of the gold passages by the passages read, per hop count.
 
 The passage verifier (claimhop.program.verify.reading) reads the claim with passages of the selected documents, in
-chain order, each clipped to PASSAGE_CAP characters, within PASSAGE_BUDGET characters; it cannot support what it
+chain order, each clipped to PASSAGE_CAP characters, within RULE_BUDGET characters; it cannot support what it
 does not read. From recorded selections (the claimhop rows of a recall run: the 21 titles selected per item) and
 the bundled corpus, this measures, per dataset and per num_hops, the share of items whose passages read hold every
 gold title, among items whose gold titles were all selected and over all items, at several budgets, with the mean
@@ -34,11 +34,11 @@ from claimhop.atomic import atomic_path, write_text
 from claimhop.data import bundled
 from claimhop.entities.matching import mentions
 from claimhop.entities.ner import name_spans
-from claimhop.program.verify.reading import PASSAGE_BUDGET, PASSAGE_CAP
+from claimhop.program.verify import reading as shipped
+from claimhop.program.verify.reading import PASSAGE_CAP, RULE_BUDGET
 from claimhop.retrieval.corpus import documents_by_title, load_corpus
 from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.sentences import split_sentences
-from claimhop.program.verify import reading as shipped
 
 HOTPOTQA_ROWS = Path("docs/results/recall-20/hotpotqa-200.jsonl")
 DEV_ROWS = Path("docs/results/dev-169-selection/eval.jsonl")
@@ -150,7 +150,7 @@ def names_something(claim: str, named: list[dict], doc: dict) -> bool:
 _GROUPS: dict[tuple, tuple[list[dict], list[dict], list[dict]]] = {}
 
 
-def passages_read(documents: list[dict], budget: int = PASSAGE_BUDGET, claim: str | None = None,
+def passages_read(documents: list[dict], budget: int = RULE_BUDGET, claim: str | None = None,
                   rule: Rule = CURRENT) -> list[dict]:
     """The passages read under `rule`, in the order shown; CURRENT gives what claimhop reads today."""
     if rule.order == "chain" and claim:
@@ -369,7 +369,7 @@ def plot(summaries: list[dict], rules: list[Rule], path: Path) -> None:
             if points:
                 label = "HotpotQA (2-hop, choice)" if dataset == "hotpotqa" else f"dev {hops}-hop (report only)"
                 ax.plot(*zip(*points), style, marker="o", label=label)
-        ax.axvline(PASSAGE_BUDGET, color="gray", linestyle=":")
+        ax.axvline(RULE_BUDGET, color="gray", linestyle=":")
         ax.set_title(rule.name, fontsize=10)
         ax.set_xlabel("characters of passages read (budget)")
         ax.grid(alpha=0.3)
@@ -390,8 +390,9 @@ def main() -> None:
     items = load_items(load_corpus())
     recommended = RECOMMENDED
     for item in [*items["hotpotqa"], *items["dev"]]:  # CURRENT is what claimhop reads today, passage for passage
-        ours = [(p["title"], p["text"]) for p in passages_read(item["documents"], PASSAGE_BUDGET, item["claim"])]
-        theirs = [(p["title"], p["text"]) for p in shipped.passages_read(item["documents"], claim=item["claim"])]
+        ours = [(p["title"], p["text"]) for p in passages_read(item["documents"], RULE_BUDGET, item["claim"])]
+        theirs = [(p["title"], p["text"]) for p in shipped.passages_read(item["documents"], item["claim"],
+                                                                        shipped.READINGS["chain-order-1"])]
         assert ours == theirs, f"{item['uid']}: the benchmark's current rule differs from the shipped reading"
     budgets = {r.name: sorted(set(RULE_BUDGETS) | (set(BUDGETS) if r in (CURRENT, recommended) else set()))
                for r in RULES}

@@ -41,12 +41,7 @@ from claimhop.evaluation.verifier_features import (
     features_dir,
     state_path,
 )
-from claimhop.program.verify.reading import (
-    READ_BLOCKS,
-    READ_BUDGET,
-    READING,
-    reading_rule,
-)
+from claimhop.program.verify.head import load_head
 
 SHIPPED = "synthetic + dev"
 CANDIDATES = {SHIPPED: ("synthetic", "dev-gold", "dev-retrieved"),
@@ -86,7 +81,7 @@ def main() -> None:
     from claimhop.retrieval.corpus import load_corpus
 
     corpus = load_corpus()
-    rule = reading_rule(READING, READ_BLOCKS, READ_BUDGET)  # as the shipped head reads
+    rule = load_head().reading  # as the shipped head reads
     retrieved = retrieved_synthetic_items()
     if args.read:
         extract_features(retrieved, corpus, desc="retrieved synthetic claims", rule=rule)

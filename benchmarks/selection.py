@@ -28,10 +28,10 @@ from claimhop.evaluation.runner import json_objects
 
 def record(claims_path: Path, out: Path, settings: dict[str, Any]) -> None:
     """Append one record per claim not yet in `out` (resumable)."""
-    from claimhop.evaluation.systems import run_graph
     from claimhop.lm.provider import local_engine_stats
     from claimhop.program import stages_for
     from claimhop.program.runtime import get_lm
+    from graph.runs import run_graph
     from state.context import Context
 
     ctx = Context.from_any(settings)
@@ -72,8 +72,8 @@ def parse_rule(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def compare(records_path: Path, rules: list[str]) -> None:
+    from claimhop.program.found import candidate
     from claimhop.program.later_links import later_hop
-    from claimhop.program.search.stage import candidate
     from claimhop.program.select.stage import select_from
     from claimhop.retrieval.service import Hit, index_search
     from state.context import Context

@@ -15,12 +15,9 @@ from pathlib import Path
 
 from claimhop.evaluation.verifier_data import dev_items
 from claimhop.evaluation.verifier_features import documents_for
+from claimhop.program.verify.head import load_head
 from claimhop.program.verify.reading import (
-    READ_BLOCKS,
-    READ_BUDGET,
-    READING,
     passages_read,
-    reading_rule,
 )
 from claimhop.retrieval.corpus import load_corpus
 
@@ -29,7 +26,7 @@ ROWS = Path("docs/results/verifier/dev-169-passages.jsonl")
 
 def table(rows_path: Path = ROWS, system: str = "passages@retrieved") -> list[str]:
     """Markdown rows: hops (4-hop counted with 3), gold passages read or not, label, right of n."""
-    corpus, rule = load_corpus(), reading_rule(READING, READ_BLOCKS, READ_BUDGET)
+    corpus, rule = load_corpus(), load_head().reading  # as the shipped head reads
     gold = {item["group"]: set(item["titles"]) for item in dev_items("gold")}
     rows = {r["uid"]: r for r in map(json.loads, rows_path.read_text().splitlines()) if r["system"] == system}
     counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])

@@ -9,6 +9,12 @@ from typing import Literal
 import dspy
 from pydantic import BaseModel
 
+# The most items a list in a model's reply holds, one cap for every reply: the local engine's grammar cannot start
+# one more (claimhop.lm.local_engine.bounded), and the program keeps no more of a reply's facts, names or queries,
+# so a served model, which has no grammar, gives no more either. Set by hand when the grammar was bounded
+# (6d5a164: a 1.5B model sometimes repeats one item until its tokens run out); not tuned.
+MAX_REPLY_ITEMS = 5
+
 
 class DecomposeClaim(dspy.Signature):
     """Split a factual claim into 2-3 short sub-questions that together cover everything the claim depends on.

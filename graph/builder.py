@@ -13,6 +13,7 @@ from typing import NamedTuple
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 
+from claimhop.program.client_policy import enforced
 from claimhop.program.runtime import MODEL_RETRY
 from claimhop.redact import MORE_IN_LOG, client_message
 from graph.routers import route_after_bridge, route_after_gap_loop, route_after_intake
@@ -31,53 +32,37 @@ from nodes import (
     select_documents,
     verify,
 )
-from state.client_policy import enforced
 from state.context import Context
 from state.schema import InputState, OutputState, State
+from state.steps import NODE_ORDER, STEPS, node_table
 
 log = logging.getLogger("claimhop")
+# NODE_ORDER and node_table are state.steps' own, kept here for the code that reads them from the graph
+__all__ = ["NODES", "NODE_ORDER", "Node", "build_graph", "client_error", "graph", "node_table", "shown_to_clients"]
 
 
 class Node(NamedTuple):
-    """One row of the node table: the function, whether it may call the model (it then gets MODEL_RETRY), and the
-    label people see (the chat page and the CLI read it from the graph: `node_table()`)."""
+    """One row of the node table (`state.steps.STEPS`) with its function: the function, whether it may call the
+    model (it then gets MODEL_RETRY), and the label people see."""
 
     function: Callable
     calls_model: bool
     label: str
 
 
-# The node table, written once. A claim runs these in this order; `follow_up` answers a question about a finished
-# check instead.
-NODES = {
-    "intake": Node(intake, False, "Read the claim"),
-    "search_claim": Node(search_claim, False, "First documents"),
-    "decompose": Node(decompose, True, "Sub-questions"),
-    "early_gap": Node(early_gap, True, "Early gap analysis"),  # asks the model only with planner=two_calls
-    "dual_retrieval": Node(dual_retrieval, False, "Dual-phase retrieval"),
-    "extract_entities": Node(extract_entities, False, "Entities in the documents"),
-    "bridge": Node(bridge, True, "Bridging entities"),  # asks the model only with bridge_pick=lm
-    "gap_loop": Node(gap_loop, True, "Gap loop"),
-    "later_links": Node(later_links, False, "Next hop by links"),
-    "select_documents": Node(select_documents, False, "Selection"),
-    "verify": Node(verify, True, "Verify"),
-    "mitigate": Node(mitigate, True, "Cited answer"),
-    "follow_up": Node(follow_up, True, "Follow-up"),
-}
-NODE_ORDER = [name for name in NODES if name != "follow_up"]
-
-
-def node_table() -> list[dict]:
-    """The nodes in the order a claim runs them, with their labels: what the server serves at /claimhop/nodes, so the chat
-    page and the CLI keep no copy of their own."""
-    return [{"name": name, "label": node.label, "calls_model": node.calls_model, "claim_path": name in NODE_ORDER}
-            for name, node in NODES.items()]
+# The node functions, one per row of the node table (state/steps.py), in its order.
+FUNCTIONS = [intake, search_claim, decompose, early_gap, dual_retrieval, extract_entities, bridge, gap_loop,
+             later_links, select_documents, verify, mitigate, follow_up]
+if [function.__name__ for function in FUNCTIONS] != [step.name for step in STEPS]:
+    raise ImportError("graph/builder.py's node functions and state/steps.py's node table name different nodes: "
+                      f"{[function.__name__ for function in FUNCTIONS]} != {[step.name for step in STEPS]}")
+NODES = {step.name: Node(function, step.calls_model, step.label) for step, function in zip(STEPS, FUNCTIONS)}
 
 
 def client_error(err: Exception) -> Exception:
-    """`err` as a server's client may see it: in a server process (`state.client_policy.enforced`), an error whose
-    message names the operator's paths, hosts or user names becomes one of the same type whose message does not
-    (`claimhop.redact.client_message`); anywhere else, or with nothing to hide, `err` itself."""
+    """`err` as a server's client may see it: in a server process (`claimhop.program.client_policy.enforced`), an
+    error whose message names the operator's paths, hosts or user names becomes one of the same type whose message
+    does not (`claimhop.redact.client_message`); anywhere else, or with nothing to hide, `err` itself."""
     if not enforced():
         return err
     message = str(err)

@@ -140,12 +140,12 @@ class DurableChecks:
     def run(self, claim: str, thread_id: str, context: Any, until: str | None = None,
             fingerprint: str | None = None, record: dict[str, Any] | None = None) -> dict[str, Any]:
         """The claim's final state on this thread: run from the start, resumed from the last finished node, or
-        (finished before) read back. A thread holding another claim starts a new check of this one (its old
-        claim is neither finished nor read back). With `fingerprint` (`graph.fingerprint.verdict_fingerprint` of
-        the run's settings), every step records it (and `record`, what it was made of), and a thread whose check
-        ran under another one (an upgrade, a changed setting, model, head, corpus or index) starts a new check of
-        the claim too, saying so and what changed in the log, as an unnamed check gets a new thread. With `until`,
-        the state as soon as that key holds something (the run stops there; a new check starts with it cleared)."""
+        (finished before) read back. A thread holding another claim starts a new check of this one (its old claim is
+        neither finished nor read back). With `fingerprint` (`claimhop.program.fingerprint.verdict_fingerprint` of
+        the run's settings), every step records it (and `record`, what it was made of), and a thread whose check ran
+        under another one (an upgrade, a changed setting, model, head, corpus or index) starts a new check of the
+        claim too, saying so and what changed in the log, as an unnamed check gets a new thread. With `until`, the
+        state as soon as that key holds something (the run stops there; a new check starts with it cleared)."""
         values, finished, metadata = self._state(thread_id)
         change = changed_since(metadata, fingerprint, record) if values and fingerprint else None
         if values and not holds(values, claim):
@@ -168,7 +168,7 @@ class DurableChecks:
                   until: str | None = None) -> dict[str, Any]:
         """`run` on the claim's own thread (`claim_thread`, named by what decides its verdict), recorded with its
         settings."""
-        from graph.fingerprint import key_of, verdict_parts, verdict_record
+        from claimhop.program.fingerprint import key_of, verdict_parts, verdict_record
         from state.context import Context
 
         ctx = Context.from_any(context)
@@ -247,9 +247,9 @@ def durable_checks(target: str | Path | None = None):
 
 def claim_thread(claim_id: str, claim: str, fingerprint: str) -> str:
     """The checkpoint thread of one claim of a batch or evaluation: the same claim under the same verdict
-    fingerprint (`graph.fingerprint`: code, model, verifier head, corpus and index, every resolved setting), the
-    same thread, so a rerun anywhere that shares the checkpoints resumes it (or reads it back when finished), and
-    an upgrade or any change that decides the verdict checks it afresh."""
+    fingerprint (`claimhop.program.fingerprint`: code, model, verifier head, corpus and index, every resolved
+    setting), the same thread, so a rerun anywhere that shares the checkpoints resumes it (or reads it back when
+    finished), and an upgrade or any change that decides the verdict checks it afresh."""
     import hashlib
 
     key = json.dumps([claim_id, claim, fingerprint])
@@ -269,8 +269,9 @@ def shared_checks() -> DurableChecks:
 
 def thread_config(thread_id: str, fingerprint: str | None = None,
                   record: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A run's config on `thread_id`; with `fingerprint`, every checkpoint it writes records it in its metadata,
-    and `record` (`graph.fingerprint.verdict_record`) beside it as JSON (LangGraph keeps only plain values there)."""
+    """A run's config on `thread_id`; with `fingerprint`, every checkpoint it writes records it in its metadata, and
+    `record` (`claimhop.program.fingerprint.verdict_record`) beside it as JSON (LangGraph keeps only plain values
+    there)."""
     config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
     if fingerprint:
         config["metadata"] = {FINGERPRINT_KEY: fingerprint}
@@ -283,7 +284,7 @@ def changed_since(metadata: dict[str, Any], fingerprint: str, record: dict[str, 
     """What changed between the run a checkpoint's `metadata` recorded and this one (its `fingerprint` and
     `record`), for messages: "verdict fingerprint OLD, not this run's NEW (setting max_iterations 2 -> 1; ...)";
     None when the fingerprints agree. Named part by part when both records are there, else by the keys alone."""
-    from graph.fingerprint import what_changed
+    from claimhop.program.fingerprint import what_changed
 
     recorded = metadata.get(FINGERPRINT_KEY)
     if recorded == fingerprint:

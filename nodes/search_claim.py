@@ -10,8 +10,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from claimhop.program import stages_for
+from claimhop.program.found import candidate
 from claimhop.program.runtime import emit, say, settings_of
-from claimhop.program.search.stage import Search, candidate
+from claimhop.program.search.stage import Search
 from state.context import Context
 from state.schema import State
 

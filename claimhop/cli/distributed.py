@@ -164,8 +164,9 @@ class EvalWorker:
                  env: dict[str, str]):
         adopt_env(env)
         from claimhop.evaluation.systems import make_systems
+        from graph.runs import claimhop_system
 
-        self.systems = make_systems(names, settings, recall_only=recall_only)
+        self.systems = make_systems(names, settings, recall_only=recall_only, claimhop=claimhop_system)
         self.fingerprints = fingerprints
 
     def run(self, job: tuple[str, dict]) -> dict[str, Any]:

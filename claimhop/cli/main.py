@@ -131,8 +131,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def verdict_key_and_record(ctx: Context) -> tuple[str, dict[str, Any]]:
-    """The run's verdict fingerprint and what it is made of (`graph.fingerprint`), computed once."""
-    from graph.fingerprint import key_of, verdict_parts, verdict_record
+    """The run's verdict fingerprint and what it is made of (`claimhop.program.fingerprint`), computed once."""
+    from claimhop.program.fingerprint import key_of, verdict_parts, verdict_record
 
     parts = verdict_parts(ctx)
     return key_of(parts), verdict_record(ctx, parts)
@@ -363,6 +363,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from claimhop.evaluation.fingerprint import system_fingerprint
     from claimhop.evaluation.runner import run_eval
     from claimhop.evaluation.systems import make_systems
+    from graph.runs import claimhop_system
 
     claims = _claims(args)
     out = Path(args.out)
@@ -380,7 +381,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         rows = eval_on_ray(claims, names, settings, args.recall_only, out, fingerprints, args.ray)
     else:
-        rows = run_eval(claims, make_systems(names, settings, recall_only=args.recall_only), out, fingerprints)
+        systems = make_systems(names, settings, recall_only=args.recall_only, claimhop=claimhop_system)
+        rows = run_eval(claims, systems, out, fingerprints)
     write_eval_report(rows, out, Path(args.plot) if args.plot else None, f"{len(claims)} claims", earlier)
     return 0
 
@@ -533,9 +535,6 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     from claimhop.evaluation.verifier_report import training_report
     from claimhop.program.verify.head import HEAD_FILE, HEAD_VARIABLE
     from claimhop.program.verify.reading import (
-        READ_BLOCKS,
-        READ_BUDGET,
-        READING,
         reading_rule,
     )
 
@@ -544,10 +543,10 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
         return train_for_collection(args.corpus, args.sources, args.seed, not args.verbatim)
     synthetic = Path(args.synthetic)
     retrieved = Path(args.retrieved_from)
-    chains = None if args.no_chains or args.dspy else Path(args.chains)
-    on_retrieved = None if args.no_retrieved_synthetic or args.dspy else Path(args.retrieved_synthetic)
+    chains = None if args.no_chains else Path(args.chains)
+    on_retrieved = None if args.no_retrieved_synthetic else Path(args.retrieved_synthetic)
     # before the synthetic claims are made (model time): the defaults are a clone's committed files, relative to it
-    if not args.dspy and not args.no_dev and not retrieved.is_file():
+    if not args.no_dev and not retrieved.is_file():
         raise UsageError(f"--retrieved-from {retrieved}: no such file (the default is a claimhop clone's committed "
                          "selection: run inside the clone, give a `claimhop eval --systems claimhop` results file, "
                          "or --no-dev)")
@@ -562,10 +561,9 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
             raise UsageError("--questions must be at least 10")
         rows = make_synthetic(args.questions, synthetic, args.seed)
         print(f"synthetic claims: {len(rows)} written to {synthetic}")
-    if args.dspy:
-        return compile_dspy_judge(synthetic, args.candidates)
     try:
-        rule = reading_rule(args.reading or READING, args.blocks or READ_BLOCKS, args.budget or READ_BUDGET)
+        given = {"name": args.reading, "blocks": args.blocks, "budget": args.budget}  # the others: a new head's defaults
+        rule = reading_rule(**{key: value for key, value in given.items() if value})
     except ValueError as error:
         raise UsageError(str(error)) from None
     out = Path(args.out) if args.out else HEAD_FILE
@@ -591,21 +589,6 @@ def train_for_collection(corpus: str, sources: int, seed: int, restate: bool = T
     provenance = json.loads(head.with_suffix(".json").read_text(encoding="utf-8"))
     print(f"head for {corpus}: {head} ({provenance['support_head']['items']} claims, "
           f"{provenance['seconds']:.0f} s); `claimhop check --corpus {corpus}` uses it")
-    return 0
-
-
-def compile_dspy_judge(synthetic: Path, candidates: int) -> int:
-    """The DSPy row of the passage verifier: its yes/no question compiled with demos on the synthetic claims."""
-    from claimhop.evaluation.verifier_data import synthetic_items
-    from claimhop.evaluation.verifier_dspy import DSPY_JUDGE, compile_judge
-    from claimhop.lm.adapter import adapter_for
-    from claimhop.lm.provider import LOCAL, get_lm
-    from claimhop.retrieval.corpus import load_corpus
-
-    manifest = compile_judge(synthetic_items(synthetic), load_corpus(), get_lm(LOCAL), adapter_for(LOCAL),
-                             candidates=candidates)
-    print(json.dumps({k: v for k, v in manifest.items() if k != "validation"}, indent=2))
-    print(f"compiled judge: {DSPY_JUDGE} (measure it: claimhop eval-verify --systems passages_dspy)")
     return 0
 
 
@@ -657,6 +640,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     from claimhop.evaluation.optimize import optimize, training_examples
     from claimhop.lm.provider import get_lm
     from claimhop.program import optimized_program
+    from graph.program import ClaimHopProgram
 
     stop_at_once_on_ctrl_c()
     if args.train < 2:
@@ -666,7 +650,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         raise UsageError("--out must be a .json file (programs are saved as JSON, never pickled)")
     ctx = preflight(_settings(args))
     manifest = optimize(get_lm(ctx.model), ctx,
-                        training_examples(args.train, args.seed), out, args.demos)
+                        training_examples(args.train, args.seed), out, args.demos, program=ClaimHopProgram)
     print(json.dumps(manifest, indent=2))
     if out.resolve() != optimized_program().resolve():
         print(f"runs load it with --set program_path={out}", file=sys.stderr)
@@ -742,9 +726,9 @@ def parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(func=cmd_eval)
     verify = sub.add_parser("eval-verify", help="verdict accuracy, macro-F1 and calibration of each verifier on gold and retrieved documents, resumable")
     verify.add_argument("--systems", default="majority,single,facts,claimhop",
-                        help="comma-separated: majority,single,facts,qa,passages,passages_yes (the passage verifier's "
-                             "head, or the model's own P(yes) alone), passages_dspy (the same question through DSPy with compiled "
-                             "demos), claimhop (the graph's verify node as configured)")
+                        help="comma-separated: majority, passages, facts, qa, single (the verify stage a run builds with "
+                             "that verifier; passages judges a dev claim with the fold head that never saw it), claimhop "
+                             "(the run's own verifier, as a user's run has it)")
     verify.add_argument("--evidence", default="gold", help="comma-separated: gold (oracle retrieval), retrieved (needs --retrieved-from)")
     verify.add_argument("--retrieved-from", help="a `claimhop eval` results file whose claimhop rows give each claim's 21 documents")
     verify.add_argument("--claims", help="claims JSONL; default: bundled dev claims")
@@ -752,7 +736,7 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--hops", help="only these hop counts, e.g. 3 or 2,3")
     verify.add_argument("--seed", type=int, default=0)
     verify.add_argument("--out", default="results/verify.jsonl", help="results file; rerunning resumes it")
-    verify.add_argument("--model", help="'local' (default); the single verifier needs the local model's probabilities")
+    verify.add_argument("--model", help="'local' (default) or a dspy.LM model name")
     verify.add_argument("--corpus", help="JSONL corpus; default: the bundled HoVer corpus")
     verify.add_argument("--set", action="append", metavar="NAME=VALUE", help="run settings (thresholds, fact_evidence)")
     verify.add_argument("--report-only", action="store_true",
@@ -790,19 +774,15 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--dev-evidence", nargs="+", choices=("gold", "retrieved"), default=["gold", "retrieved"],
                        help="the documents dev claims are read on for training (default: both)")
     train.add_argument("--blocks", type=int, help="read the state after this many transformer blocks (default: as the "
-                       "shipped verifier reads, claimhop.program.verify.reading.READ_BLOCKS; see benchmarks.layer_sweep)")
+                       "shipped verifier reads, claimhop.program.verify.reading.NEW_HEAD_BLOCKS; see benchmarks.layer_sweep)")
     train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.program.verify.reading."
-                       "READING; the rules are its READINGS: chain-order-1, chain-order-2)")
+                       "NEW_HEAD_READING; the rules are its READINGS: chain-order-1, chain-order-2)")
     train.add_argument("--budget", type=int, help="characters of passages read per claim (default: as the shipped "
-                       "verifier reads, claimhop.program.verify.reading.READ_BUDGET); a run reads as its head was "
+                       "verifier reads, claimhop.program.verify.reading.NEW_HEAD_BUDGET); a run reads as its head was "
                        "trained")
     train.add_argument("--out", help="the weights file (default: the bundled claimhop/data/verifier_head.npz; its "
                        "provenance is written beside it as .json)")
     train.add_argument("--report", default="docs/results/verifier/training.md", help="the training report")
-    train.add_argument("--dspy", action="store_true", help="instead: compile the same yes/no question as a DSPy program "
-                       "(BootstrapFewShotWithRandomSearch, demos from the synthetic claims) for eval-verify's passages_dspy")
-    train.add_argument("--candidates", type=int, default=1,
-                       help="with --dspy: shuffled bootstrap candidates besides zero-shot, labelled-only and unshuffled")
     train.add_argument("--corpus", metavar="FOLDER", help="instead: train a head for your own collection (indexed by "
                        "`claimhop index FOLDER`) on claims made from its documents; checks on it then use that head")
     train.add_argument("--sources", type=int, default=60, help="with --corpus: documents the claims are made from "

@@ -1,5 +1,5 @@
 """Turn the graph's typed progress events into readable lines for a terminal. Each line starts with the node that
-sent the event (its `node` field); a node's label comes from the graph's node table (`graph.builder.node_table()`)."""
+sent the event (its `node` field); a node's label comes from the graph's node table (`state.steps.node_table()`)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,12 @@ from functools import cache
 from typing import Any, TextIO
 
 from claimhop.program.explain import answer_text
+from state.steps import node_table
 
 
 @cache
 def node_labels() -> dict[str, str]:
-    """Each node's label, from the graph itself."""
-    from graph.builder import (
-        node_table,  # imported when first needed: the CLI has loaded the graph by then
-    )
-
+    """Each node's label, from the graph's node table (the same one the server serves)."""
     return {row["name"]: row["label"] for row in node_table()}
 
 

@@ -11,6 +11,7 @@ _KEEP = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT"
 _NAME_SPAN = re.compile(r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|von|van|la|le)\b|[A-Z0-9][\w'’.&-]*))*(?:\s+\([^)]{1,40}\))?")
 _LOCK = threading.Lock()
 _STOP_STARTS = {"The", "A", "An", "This", "That", "These", "Those", "It", "He", "She", "They", "His", "Her", "Its", "Both", "Who", "What", "Which"}
+MIN_SPAN_CHARS = 3  # a capitalised run shorter than this ("Mr", "UK") is no name to look up; not tuned (ff51bcf)
 
 
 @lru_cache(maxsize=1)
@@ -37,7 +38,7 @@ def name_spans(text: str) -> list[str]:
         while words and words[0] in _STOP_STARTS:
             words = words[1:]
         span = _clean(" ".join(words))
-        if len(span) > 2:
+        if len(span) >= MIN_SPAN_CHARS:
             spans.append(span)
     return spans
 

@@ -29,8 +29,8 @@ from claimhop.evaluation.verifier_features import (
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.program.verify.head import COLLECTION_HEAD, save_head
 from claimhop.program.verify.reading import (
-    READ_BLOCKS,
-    READ_BUDGET,
+    NEW_HEAD_BLOCKS,
+    NEW_HEAD_BUDGET,
     ReadingRule,
     reading_rule,
 )
@@ -43,7 +43,7 @@ NEIGHBOURS = 8  # search depth for the passages read beside a claim's source
 
 
 def collection_rule() -> ReadingRule:
-    return reading_rule(COLLECTION_READING, READ_BLOCKS, READ_BUDGET)
+    return reading_rule(COLLECTION_READING, NEW_HEAD_BLOCKS, NEW_HEAD_BUDGET)
 
 
 def claims_file(folder: Path) -> Path:

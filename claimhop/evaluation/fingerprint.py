@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
-from graph.fingerprint import (
+from claimhop.program.fingerprint import (
     ROOT,
     _python_files,
     code_digest,
@@ -43,8 +43,8 @@ PEERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 
 def run_fingerprint(ctx: Context) -> str:
-    """claimhop's key: what decides a verdict (`graph.fingerprint`: every setting as the run resolves it, so
-    CLAIMHOP_* variables count as much as --set, the engine's options, the model file, the optimised program, the
+    """claimhop's key: what decides a verdict (`claimhop.program.fingerprint`: every setting as the run resolves it,
+    so CLAIMHOP_* variables count as much as --set, the engine's options, the model file, the optimised program, the
     passage verifier's head, the corpus and index, and the code), the same key its checkpoint threads carry."""
     return verdict_fingerprint(ctx)
 

@@ -1,7 +1,8 @@
 """`claimhop optimize`: compile the graph's retrieval-planning DSPy steps (the plan; with planner=two_calls, the
 early gap analysis) with BootstrapFewShot against retrieval recall on HotpotQA questions that share no claim with
 the HoVer dev set, and save the program as JSON, which the graph loads at start. What is compiled is the program a
-user runs: `ClaimHopProgram.forward` runs the whole graph on the program's predictors.
+user runs: the caller hands in graph.program.ClaimHopProgram, whose `forward` runs the whole graph on the program's
+predictors (the graph sits above the evaluation, so only the console command imports it).
 
 Why those two steps: they write every query of the first two hops, which is where the gold documents are
 found or lost; the metric needs no LM judge, so a trace can be scored exactly. The LM's responses are cached
@@ -13,6 +14,7 @@ import gzip
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import dspy
@@ -24,7 +26,6 @@ from claimhop.data import bundled
 from claimhop.evaluation.metric import all_gold_in
 from claimhop.lm.adapter import adapter_for
 from claimhop.program import optimized_program
-from graph.program import ClaimHopProgram
 from state.context import Context
 
 TRAIN_QUESTIONS = bundled("hotpotqa_questions_dev.jsonl.gz")
@@ -53,7 +54,7 @@ def pool_recall(example: dspy.Example, prediction: dspy.Prediction, trace=None) 
     return all_gold_in(titles, example.supporting_titles, k=len(titles))
 
 
-def only_planning(program: ClaimHopProgram, planner: str) -> ClaimHopProgram:
+def only_planning(program: dspy.Module, planner: str) -> dspy.Module:
     """The compiled program with demos kept only on the planning steps: the metric judges the first two hops, so
     a demo another step happened to make on the way (the gap loop's) has not been judged."""
     for name, predictor in program.named_predictors():
@@ -62,26 +63,27 @@ def only_planning(program: ClaimHopProgram, planner: str) -> ClaimHopProgram:
     return program
 
 
-def optimize(lm: dspy.LM, ctx: Context, train: list[dspy.Example],
-             out: Path | None = None, max_demos: int = 2) -> dict:
-    """Compile, save the program (atomically, with a manifest of how it was made), return the manifest."""
+def optimize(lm: dspy.LM, ctx: Context, train: list[dspy.Example], out: Path | None = None, max_demos: int = 2,
+             *, program: Callable[[Context], dspy.Module]) -> dict:
+    """Compile `program(ctx)` (graph.program.ClaimHopProgram: the whole graph on the program's predictors), save
+    it (atomically, with a manifest of how it was made), return the manifest."""
     out = out or optimized_program()
     started = time.perf_counter()
     with dspy.context(lm=lm, adapter=adapter_for(ctx.model)):
-        baseline = ClaimHopProgram(ctx)
+        baseline = program(ctx)
         scored = [pool_recall(ex, baseline(claim=ex.claim)) for ex in tqdm(train, desc="baseline (before optimising)")]
         before = sum(scored) / len(train)
         optimizer = BootstrapFewShot(metric=pool_recall, max_bootstrapped_demos=max_demos, max_labeled_demos=0)
-        program = only_planning(optimizer.compile(ClaimHopProgram(ctx), trainset=train), ctx.planner)
+        compiled = only_planning(optimizer.compile(program(ctx), trainset=train), ctx.planner)
     with atomic_path(out, suffix=".tmp.json") as tmp:
-        program.save(str(tmp))
+        compiled.save(str(tmp))
     manifest = {
         "optimizer": f"BootstrapFewShot(max_bootstrapped_demos={max_demos}, max_labeled_demos=0)",
         "optimized_steps": OPTIMIZED_STEPS[ctx.planner],
         "metric": "all gold titles among the documents of the first two hops (phase 1 + phase 2)",
         "train": {"source": TRAIN_QUESTIONS.name, "uids": [ex.uid for ex in train]},
         "train_pool_recall_before": round(before, 4),
-        "demos": {name: len(p.demos) for name, p in program.named_predictors()},
+        "demos": {name: len(p.demos) for name, p in compiled.named_predictors()},
         "seconds": round(time.perf_counter() - started, 1),
         "model": lm.model,
     }

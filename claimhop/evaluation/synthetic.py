@@ -111,7 +111,7 @@ def make_synthetic(count: int, out: Path, seed: int = 0) -> list[dict]:
 
     from claimhop.lm.adapter import adapter_for
     from claimhop.lm.provider import LOCAL, get_lm
-    from claimhop.program.verify.reading import PASSAGE_BUDGET
+    from claimhop.program.verify.reading import RULE_BUDGET
     from claimhop.retrieval.corpus import load_corpus
     from claimhop.retrieval.factory import search_engine
     from claimhop.signatures import ClaimFromQuestion
@@ -134,7 +134,7 @@ def make_synthetic(count: int, out: Path, seed: int = 0) -> list[dict]:
                 continue
             distractors = hard_distractors(engine, claim, gold)
             bodies = {t: texts[normalize_title(t)][1] for t in [*gold, *distractors]}
-            shown = evidence_titles(gold, distractors[:DISTRACTORS], bodies, q["uid"], PASSAGE_BUDGET)
+            shown = evidence_titles(gold, distractors[:DISTRACTORS], bodies, q["uid"], RULE_BUDGET)
             base = {"question_uid": q["uid"], "group": q["uid"], "question": q["question"], "answer": q["answer"],
                     "question_type": q.get("type"), "gold": gold}
             rows.append({**base, "id": f"{q['uid']}-supported", "claim": claim, "titles": shown,

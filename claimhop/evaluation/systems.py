@@ -1,4 +1,6 @@
-"""The systems compared: the claim as one query (BM25, dense, hybrid) and the claimhop graph."""
+"""The systems compared: the claim as one query (BM25, dense, hybrid), the DSPy peers, and the claimhop graph,
+which the caller hands in (`make_systems(claimhop=...)`: graph.runs.claimhop_system), so the evaluation imports no
+graph."""
 
 from __future__ import annotations
 
@@ -7,10 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from claimhop.lm.provider import local_engine_stats
-from claimhop.lm.usage import LEDGER, usage_between
 
 SINGLE_QUERY_DEPTH = 50
 SystemFn = Callable[[str], dict[str, Any]]
+# makes claimhop's system from the run's settings and recall_only (graph.runs.claimhop_system)
+SystemFactory = Callable[[dict[str, Any], bool], SystemFn]
 
 
 def single_query(mode: str, settings: dict[str, Any], rerank: bool = False) -> SystemFn:
@@ -36,52 +39,6 @@ def lm_use(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
         "tokens": (after["prompt_tokens"] + after["completion_tokens"])
         - (before["prompt_tokens"] + before["completion_tokens"]),
     }
-
-
-def run_graph(claim: str, ctx: Any, recall_only: bool = False) -> dict[str, Any]:
-    """The graph's final state; with `recall_only`, the state as soon as selection has run (no verdict is paid
-    for: leaving the stream stops the run)."""
-    import dataclasses
-    import os
-
-    from graph import graph
-    from graph.durable import CHECKPOINTS_ENV, shared_checks, until_written
-
-    if os.environ.get(CHECKPOINTS_ENV):  # checkpointed: a killed eval resumes its claim mid-way, anywhere
-        settings = dataclasses.asdict(ctx) if dataclasses.is_dataclass(ctx) else dict(ctx)
-        return shared_checks().run_claim("eval-recall" if recall_only else "eval", claim, settings, ctx,
-                                         until="selected" if recall_only else None)
-    if not recall_only:
-        return graph.invoke({"claim": claim}, context=ctx)
-    return until_written(graph.stream({"claim": claim}, context=ctx, stream_mode=["updates", "values"]), "selected")
-
-
-def claimhop_system(settings: dict[str, Any], recall_only: bool = False) -> SystemFn:
-    from claimhop.program import stages_for
-    from claimhop.program.runtime import get_lm  # the nodes' own loader
-    from state.context import Context
-
-    ctx = Context.from_any(settings)
-    get_lm(ctx.model), stages_for(ctx).built.engine  # loaded once here, so no claim's time includes loading them
-
-    def run(claim: str) -> dict[str, Any]:
-        before, ledger = local_engine_stats(), LEDGER.snapshot()
-        state = run_graph(claim, ctx, recall_only)
-        steps = usage_between(ledger, LEDGER.snapshot())
-        return {
-            "titles": [d["title"] for d in state["selected"]],
-            "verdict": state.get("verdict"),
-            **lm_use(before, local_engine_stats()),
-            "steps": steps,
-            # served by DSPy's cache rather than the model (only the local engine reports what it served)
-            "cache_hits": sum(s["asked"] - s["calls"] for s in steps.values()) if ctx.model == "local" else None,
-            "lm_steps": state.get("lm_calls", 0),
-            "candidate_titles": list(dict.fromkeys(t for hop in state.get("hops", []) for t in hop["titles"])),
-            "hops": state.get("hops", []),
-            "degraded": state.get("degraded", []),
-        }
-
-    return run
 
 
 def dspy_program_system(settings: dict[str, Any], build: Callable[[Any, Any], Any]) -> SystemFn:
@@ -120,7 +77,10 @@ def hover_multihop_system(settings: dict[str, Any]) -> SystemFn:
     return dspy_program_system(settings, lambda retriever, ctx: HoverMultiHop(retriever))
 
 
-def make_systems(names: list[str], settings: dict[str, Any], recall_only: bool = False) -> dict[str, SystemFn]:
+def make_systems(names: list[str], settings: dict[str, Any], recall_only: bool = False,
+                 claimhop: SystemFactory | None = None) -> dict[str, SystemFn]:
+    """Each named system, made once; "claimhop" is made by `claimhop` (graph.runs.claimhop_system), which the
+    console commands pass: the graph sits above the evaluation."""
     known: dict[str, Callable[[], SystemFn]] = {
         "bm25": lambda: single_query("bm25", settings),
         "dense": lambda: single_query("dense", settings),
@@ -128,11 +88,14 @@ def make_systems(names: list[str], settings: dict[str, Any], recall_only: bool =
         "hybrid-rerank": lambda: single_query("hybrid", settings, rerank=True),
         "diverse-coverage": lambda: diverse_coverage_system(settings),
         "hovermultihop": lambda: hover_multihop_system(settings),
-        "claimhop": lambda: claimhop_system(settings, recall_only),
+        "claimhop": lambda: claimhop(settings, recall_only),
     }
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown system(s): {', '.join(unknown)}; choose from {', '.join(known)}")
+    if "claimhop" in names and claimhop is None:
+        raise ValueError("make_systems: the claimhop system runs the graph, so its caller passes it: "
+                         "make_systems(..., claimhop=graph.runs.claimhop_system)")
     return {name: known[name]() for name in names}
 
 

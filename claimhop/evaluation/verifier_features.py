@@ -19,23 +19,27 @@ from claimhop.cache_root import cache_root
 from claimhop.lm.weights import QWEN_CODER_1_5B
 from claimhop.program.verify.reading import (
     ReadingRule,
+    hidden_state,
     passage_messages,
     passages_read,
     read_passages,
-    reading_rule,
 )
+from claimhop.program.verify.stage import StateReader
 from claimhop.retrieval.corpus import Corpus
 
 
-def features_dir(rule: ReadingRule | None = None) -> Path:
+def features_dir(rule: ReadingRule) -> Path:
     """Where the features of this reading (prompt, rule, layer) and model are kept."""
-    return cache_root() / "verifier-features" / f"{(rule or reading_rule()).version()}-{QWEN_CODER_1_5B.sha256[:12]}"
+    return cache_root() / "verifier-features" / f"{rule.version()}-{QWEN_CODER_1_5B.sha256[:12]}"
 
 
 def prompt_key(claim: str, documents: list[dict], rule: ReadingRule) -> str:
     """A hash of exactly what the model reads (the chat messages), so a saved state is reused only for the same
     prompt, whatever documents or order led to it."""
-    messages = passage_messages(claim, passages_read(documents, claim, rule))
+    return messages_key(passage_messages(claim, passages_read(documents, claim, rule)))
+
+
+def messages_key(messages: list[dict]) -> str:
     return hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()[:24]
 
 
@@ -55,13 +59,12 @@ def save_atomic(path: Path, array: np.ndarray) -> None:
         np.save(tmp, array)
 
 
-def extract_features(items: list[dict], corpus: Corpus, folder: Path | None = None, desc: str = "features",
-                     rule: ReadingRule | None = None) -> Path:
+def extract_features(items: list[dict], corpus: Corpus, rule: ReadingRule, folder: Path | None = None,
+                     desc: str = "features") -> Path:
     """Read every item not read yet (one model pass each, as `rule` reads), with a progress bar; returns the
     folder."""
     from claimhop.lm.provider import local_engine
 
-    rule = rule or reading_rule()
     folder = folder or features_dir(rule)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {item["key"]: state_path(folder, item["claim"], documents_for(corpus, item["titles"]), rule)
@@ -78,26 +81,27 @@ def extract_features(items: list[dict], corpus: Corpus, folder: Path | None = No
     return folder
 
 
-def state_of(claim: str, documents: list[dict], rule: ReadingRule, folder: Path | None = None
-             ) -> tuple[np.ndarray, bool]:
-    """The hidden state for the claim on these documents: saved by an earlier read (train-verifier, eval-verify), or
-    read now and saved. Second value: whether it was read now."""
+def saved_state_reader(folder: Path | None = None) -> StateReader:
+    """The verify stage's state reader for measurements: a state saved by an earlier read of the same prompt
+    (`claimhop train-verifier`, an earlier `eval-verify`), else the local model's, saved at once."""
     from claimhop.lm.provider import local_engine
 
-    folder = folder or features_dir(rule)
-    path = state_path(folder, claim, documents, rule)
-    if path.is_file():
-        return np.load(path), False
-    folder.mkdir(parents=True, exist_ok=True)
-    state = read_passages(local_engine(), claim, documents, rule).state.astype(np.float32)
-    save_atomic(path, state)
-    return state, True
+    def read(messages: list[dict], rule: ReadingRule) -> np.ndarray:
+        where = folder or features_dir(rule)
+        path = where / f"{messages_key(messages)}.npy"
+        if path.is_file():
+            return np.load(path)
+        where.mkdir(parents=True, exist_ok=True)
+        state = hidden_state(local_engine(), messages, rule.blocks).astype(np.float32)
+        save_atomic(path, state)
+        return state
+
+    return read
 
 
-def load_features(items: list[dict], corpus: Corpus, folder: Path | None = None,
-                  rule: ReadingRule | None = None) -> np.ndarray:
+def load_features(items: list[dict], corpus: Corpus, rule: ReadingRule, folder: Path | None = None
+                  ) -> np.ndarray:
     """The saved states of `items`, one row each; a clear error when some were never read."""
-    rule = rule or reading_rule()
     folder = folder or features_dir(rule)
     paths = [state_path(folder, item["claim"], documents_for(corpus, item["titles"]), rule) for item in items]
     missing = [item["key"] for item, path in zip(items, paths) if not path.is_file()]

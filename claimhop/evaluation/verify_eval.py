@@ -2,45 +2,46 @@
 retrieval) and on the documents claimhop retrieved, so retrieval errors and verification errors can be told
 apart. SUPPORTED counts as HoVer's SUPPORTED; CONTRADICTED and INSUFFICIENT_INFO as NOT_SUPPORTED.
 
-Verifiers: `majority` (the dev set's majority label, its share as confidence), `single` (one constrained call
-of the local model on the claim and its evidence sentences, the label's probability as confidence; every label's
-probability is kept in the row), `facts` (claimhop's facts verifier, `verifier=facts`), `qa` (the QA verifier,
-`verifier=qa`, on the same split of the claim), `passages` (the passage verifier, `verifier=passages`: one pass
-of the model over the claim and whole passages, decided by the trained head; a dev claim the head was trained on
-is decided by the fold head that never saw it), `passages_yes` (the same pass, P(yes) through the output layer
-from the state read, the model's own answer only at the last block; calibrated on synthetic claims),
-`passages_dspy` (the same judgement through DSPy with demos compiled by BootstrapFewShotWithRandomSearch on the
-synthetic claims, claimhop.evaluation.verifier_dspy), `claimhop` (the graph's
-verify node with the run's settings, by default the passage verifier; confidence 1 from a verifier that gives
-none). Rows are appended as they finish, so a run resumes.
+Every verifier measured is the verify stage a run builds, called as the graph's node calls it (claimhop.program:
+the same module, its optimised predictors, the nothing-to-go-on rule, the facts and quotes): `passages` (the
+default: one pass of the model over the claim and whole passages, decided by the trained head; a dev claim the head
+was trained on is decided by the fold head that never saw it, and a state saved by an earlier read of the same
+prompt is reused), `facts`, `qa` and `single` (the stage under verifier=facts, qa, single), `claimhop` (the run's
+own verifier, as a user's run has it: no fold head), and `majority` (the dev set's majority label, its share as
+confidence), the floor. Rows are appended as they finish, so a run resumes.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import random
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import dspy
 from tqdm import tqdm
 
+from claimhop.entities.ner import extract_entities, unique
 from claimhop.evaluation.data import DEV_CLAIMS, load_claims
 from claimhop.evaluation.figures import pyplot, save_png
 from claimhop.evaluation.metric import label_of
 from claimhop.evaluation.report import macro_f1, paired_comparison, wilson
 from claimhop.evaluation.runner import append_row, finished_rows, rows_in
 from claimhop.evaluation.systems import lm_use
-from claimhop.evaluation.verifier_dspy import dspy_verdict
-from claimhop.evaluation.verifier_dspy import load_judge as dspy_judge
-from claimhop.lm.adapter import adapter_for
-from claimhop.lm.provider import get_lm, local_engine_stats
+from claimhop.evaluation.verifier_features import saved_state_reader
+from claimhop.lm.provider import local_engine_stats
+from claimhop.program import stages_for
+from claimhop.program.verify.stage import ToVerify, Verify
 from claimhop.retrieval.corpus import Corpus, documents_by_title  # noqa: F401 - documents_by_title is used from here
+from state.context import Context
 
-SYSTEMS = ("majority", "single", "facts", "qa", "passages", "passages_yes", "passages_dspy", "claimhop")
+VERIFIERS = ("passages", "facts", "qa", "single")  # the verify stages a run can pick (setting `verifier`)
+SYSTEMS = ("majority", *VERIFIERS, "claimhop")
 EVIDENCE_KINDS = ("gold", "retrieved")
-SINGLE_LABELS = ("supported", "contradicted", "insufficient")
-BINS = 10
+BINS = 10  # equal-width confidence bins of the calibration error and the reliability plot
 
 
 def retrieved_titles(path: Path | None) -> dict[str, list[str]]:
@@ -58,95 +59,35 @@ def majority_label(path: Path = DEV_CLAIMS) -> tuple[str, float]:
     return label, n / sum(counts.values())
 
 
-def single_verdict(claim: str, documents: list[dict], sentences: int) -> tuple[str, float, dict[str, float]]:
-    """One constrained call: the label, its probability and every label's (normalised over the three labels)."""
-    from claimhop.lm.label_probs import classify_local
-    from claimhop.lm.provider import local_engine
-    from claimhop.program.verify.alternatives.evidence import rank_evidence
-    from claimhop.signatures import JudgeClaimOnSentences
-
-    evidence = rank_evidence(claim, documents, [], sentences)
-    numbered = "\n".join(f"[{i}] {e['title']}: {e['sentence']}" for i, e in enumerate(evidence, start=1))
-    label, probs = classify_local(local_engine(), JudgeClaimOnSentences, f"Claim: {claim}\nEvidence:\n{numbered}",
-                                  SINGLE_LABELS)
-    verdict = {"supported": "SUPPORTED", "contradicted": "CONTRADICTED", "insufficient": "INSUFFICIENT_INFO"}[label]
-    return verdict, probs[label], {name: round(p, 4) for name, p in probs.items()}
+def measured_verifier(ctx: Context, system: str) -> dspy.Module:
+    """The verify stage a run builds under verifier=`system` (`claimhop`: the run's own), as `stages_for` builds it
+    for the node; the passage verifier reads saved states where an earlier read of the same prompt left one."""
+    settings = ctx if system == "claimhop" else Context.from_any({**dataclasses.asdict(ctx), "verifier": system})
+    stage = stages_for(settings).verify
+    if isinstance(stage, Verify):
+        stage = copy.copy(stage)  # the built program's stage stays as the node has it
+        stage.read_state = saved_state_reader()
+    return stage
 
 
-def node_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[str]]:
-    """The graph's verify node on these documents with the claim's named entities (sub-questions and gap
-    entities come from retrieval steps, so there are none here); confidence 1 when the node gives none."""
-    from types import SimpleNamespace
-
-    from claimhop.entities.ner import extract_entities, unique
-    from graph.builder import NODES
-
-    verify = NODES["verify"].function
-    state = {"claim": claim, "selected": documents, "claim_entities": unique(extract_entities([claim], with_spans=True)[0])}
-    out = verify(state, SimpleNamespace(context=ctx))
-    return out["verdict"], float(out.get("confidence", 1.0)), out.get("degraded", [])
+def measured_case(claim: dict, documents: list[dict], system: str) -> ToVerify:
+    """What the node would give the stage for this claim on these documents: its names as intake finds them (no
+    plan, so the stage splits the claim itself); a measured verifier also gets the claim's id, for the fold head."""
+    names = unique(extract_entities([claim["claim"]], with_spans=True)[0])
+    return ToVerify(claim["claim"], documents, names, uid=None if system == "claimhop" else claim["uid"])
 
 
-def split_facts(claim: str, ctx) -> list[dict]:
-    """The claim's facts as the graph's verify node gets them (the planning call's split, its names found)."""
-    import dspy
-
-    from claimhop.entities.ner import extract_entities, unique
-    from claimhop.lm.adapter import adapter_for
-    from claimhop.lm.provider import get_lm
-    from claimhop.program import stages_for
-    from claimhop.program.verify.facts import facts_from_split
-
-    with dspy.context(lm=get_lm(ctx.model), adapter=adapter_for(ctx.model)):
-        split = stages_for(ctx).fact_splitter().split_claim(claim)
-    return facts_from_split(split, claim, unique(extract_entities([claim], with_spans=True)[0]),  # as early_gap
-                            ctx.tuning.fact_repair)
-
-
-def facts_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
-    from claimhop.program.verify.alternatives.ensemble import EnsembleRule
-    from claimhop.program.verify.alternatives.nli import judge_pair
-    from claimhop.program.verify.alternatives.pipeline import check_facts
-
-    result = check_facts(split_facts(claim, ctx), documents, lambda t, s, f: judge_pair(ctx.model, t, s, f),
-                         EnsembleRule.from_settings(ctx), ctx.tuning.fact_evidence, ctx.tuning.fact_context)
-    return result["verdict"], result["confidence"], result["facts"]
-
-
-def qa_verdict(claim: str, documents: list[dict], ctx) -> tuple[str, float, list[dict]]:
-    """The QA verifier on the same split: a question per fact, answered from these documents."""
-    from claimhop.program.verify.alternatives.ensemble import EnsembleRule
-    from claimhop.program.verify.alternatives.qa import ask_model, check_claim_qa
-
-    def ask(evidence: list[str], question: str, options: list[str]) -> dict[str, float]:
-        return ask_model(ctx.model, evidence, question, options)
-
-    result = check_claim_qa(split_facts(claim, ctx), documents, ask, EnsembleRule.for_questions(ctx), ctx.tuning.qa_evidence,
-                            ctx.tuning.qa_resolve)
-    return result["verdict"], result["confidence"], result["facts"]
-
-
-def passages_verdict(claim: dict, documents: list[dict], yes_only: bool = False) -> tuple[str, float, dict]:
-    """The passage verifier: the model's hidden state on the claim and the passages read (saved by an earlier read
-    when there is one), decided by the shipped head, or for a dev claim the head was trained on, by the fold head
-    that never saw it. `yes_only`: P(yes) through the output layer from the state read, calibrated on the
-    synthetic claims."""
-    import math
-
-    from claimhop.evaluation.verifier_features import state_of
-    from claimhop.program.verify.head import decide, load_head
-
-    head = load_head()
-    state, read_now = state_of(claim["claim"], documents, head.reading)
-    probs = head.probabilities(state, claim["uid"])
-    if yes_only:
-        a, b = head.yes_calibration
-        p = 1.0 / (1.0 + math.exp(-(a * head.yes_logit(state) + b)))
-        verdict, confidence = ("SUPPORTED", p) if p >= 0.5 else ("INSUFFICIENT_INFO", 1.0 - p)
-    else:
-        verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], head.threshold)
-    return verdict, confidence, {"probs": {k: round(v, 4) for k, v in probs.items()}, "read_now": read_now,
-                                 "cross_fitted": claim["uid"] in head.folds}
+def measured_verdict(stage: dspy.Module, case: ToVerify) -> tuple[str, float, dict[str, Any]]:
+    """The stage's verdict, its confidence (1 from a verifier that gives none) and what the row keeps of it."""
+    out = stage(case)
+    extra: dict[str, Any] = {"degraded": [out.degraded] if out.degraded else []}
+    if out.probabilities is not None:
+        extra["probs"] = {name: round(value, 4) for name, value in out.probabilities.items()}
+    if isinstance(stage, Verify):
+        extra["cross_fitted"] = case.uid in stage.head.folds
+    elif out.facts is not None:
+        extra["facts"] = out.facts  # the facts and QA verifiers' judgements, which `claimhop calibrate` replays
+    return out.verdict, float(1.0 if out.confidence is None else out.confidence), extra
 
 
 def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], corpus: Corpus,
@@ -160,7 +101,7 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
         raise ValueError(f"{len(missing)} claims have no retrieved documents in --retrieved-from "
                          f"(run `claimhop eval --systems claimhop` on them first), e.g. {missing[0]}")
     total = len(claims) * len(kinds) * len(systems)
-    judge = dspy_judge() if any(s == "passages_dspy" for s, _, _ in todo) else None
+    stages = {system: measured_verifier(ctx, system) for system in systems if system != "majority"}
     with tqdm(total=total, initial=total - len(todo), desc="eval-verify", unit="run") as bar:
         for system, kind, claim in todo:
             titles = claim["supporting_titles"] if kind == "gold" else retrieved[claim["uid"]]
@@ -169,18 +110,8 @@ def run_verify_eval(claims: list[dict], systems: list[str], kinds: list[str], co
             extra: dict[str, Any] = {}
             if system == "majority":
                 verdict, confidence = majority
-            elif system == "single":
-                verdict, confidence, extra["probs"] = single_verdict(claim["claim"], documents, ctx.evidence_sentences)
-            elif system in ("passages", "passages_yes"):
-                verdict, confidence, extra = passages_verdict(claim, documents, yes_only=system == "passages_yes")
-            elif system == "passages_dspy":
-                verdict, confidence, extra = dspy_verdict(judge, claim["claim"], documents, get_lm(ctx.model),
-                                                          adapter_for(ctx.model))
-            elif system == "claimhop":
-                verdict, confidence, extra["degraded"] = node_verdict(claim["claim"], documents, ctx)
             else:
-                verdict, confidence, facts = (qa_verdict if system == "qa" else facts_verdict)(claim["claim"], documents, ctx)
-                extra["facts"] = facts
+                verdict, confidence, extra = measured_verdict(stages[system], measured_case(claim, documents, system))
             row = {"fingerprint": fingerprint, "system": f"{system}@{kind}", "uid": claim["uid"],
                    "num_hops": claim.get("num_hops"), "label": claim["label"], "verdict": verdict,
                    "predicted": label_of(verdict), "confidence": round(float(confidence), 4),

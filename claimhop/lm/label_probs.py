@@ -16,6 +16,8 @@ import math
 from claimhop.lm.usage import LEDGER
 from claimhop.signatures import instructions
 
+# the top tokens read at the label's position: the most OpenAI's `top_logprobs` allows, so a served model is asked
+# the same as the local one; set with the facts verifier (9b03c4d), not tuned
 TOP_TOKENS = 20
 
 

@@ -21,6 +21,7 @@ from dspy.lm15 import Response, response_from_openai_chat, response_to_events
 from claimhop.lm.call_watch import SerialModel
 from claimhop.lm.engine_hint import say_once
 from claimhop.lm.usage import LEDGER
+from claimhop.signatures import MAX_REPLY_ITEMS
 
 # RAM for llama.cpp's prompt-state cache: a 600-token prompt of the 1.5B model takes ~17 MB, so this holds
 # every signature's prefix many times over while bounding memory.
@@ -263,22 +264,24 @@ class LlamaCppEngine:
         pass
 
 
-MAX_ITEMS = 5
+# the characters of a free string in a reply, at most: a few sentences, more than a fact or a search query needs;
+# set by hand with the list cap (6d5a164, against the same looping), not tuned
 MAX_STRING = 240
 
 
 def bounded(schema: Any) -> Any:
-    """The schema with every list capped at MAX_ITEMS and every free string at MAX_STRING characters.
+    """The schema with every list capped at MAX_REPLY_ITEMS (claimhop.signatures: the program keeps no more of a
+    served model's facts, names or queries) and every free string at MAX_STRING characters.
 
     A 1.5B model sometimes repeats one item until max_tokens cuts the JSON off; the grammar then cannot
-    even start a sixth item, so replies stay short and always parse."""
+    even start one item more, so replies stay short and always parse."""
     if isinstance(schema, list):
         return [bounded(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out = {key: bounded(value) for key, value in schema.items()}
     if out.get("type") == "array":
-        out.setdefault("maxItems", MAX_ITEMS)
+        out.setdefault("maxItems", MAX_REPLY_ITEMS)
     if out.get("type") == "string" and "enum" not in out:
         out.setdefault("maxLength", MAX_STRING)
     return out

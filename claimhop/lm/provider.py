@@ -11,6 +11,11 @@ import dspy
 from claimhop.cache_root import cache_root
 
 LOCAL = "local"
+# A reply's tokens, at most. The local model's replies are JSON of a few short lists (the plan's: 80-92 tokens,
+# docs/speed.md) and one that loops stops here; a served model, whose JSON no grammar keeps short, gets more room.
+# Both set with the first graph (ff51bcf), not tuned.
+LOCAL_MAX_TOKENS = 320  # the local model's reply, at most
+SERVED_MAX_TOKENS = 512  # a served model's reply, at most
 _LMS: dict[str, dspy.LM] = {}
 _ENGINES: dict[str, object] = {}
 _LOCK = threading.Lock()
@@ -42,7 +47,7 @@ def _local_lm() -> dspy.LM:
         engine=engine,
         async_engine=AsyncLlamaCppEngine(engine),
         temperature=0.0,
-        max_tokens=320,
+        max_tokens=LOCAL_MAX_TOKENS,
         num_retries=1,
     )
 
@@ -54,7 +59,8 @@ def get_lm(model: str = LOCAL) -> dspy.LM:
         _configure_cache()
         if name not in _LMS:
             log.info("loading language model %s", name)
-            _LMS[name] = _local_lm() if name == LOCAL else dspy.LM(name, temperature=0.0, max_tokens=512)
+            _LMS[name] = (_local_lm() if name == LOCAL
+                          else dspy.LM(name, temperature=0.0, max_tokens=SERVED_MAX_TOKENS))
             _LOADS[name] = _LOADS.get(name, 0) + 1
         return _LMS[name]
 

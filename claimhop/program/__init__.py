@@ -27,6 +27,7 @@ from claimhop.program.later_links import LaterLinks
 from claimhop.program.search.stage import Search
 from claimhop.program.select.stage import Select
 from claimhop.program.verify.facts import PlanSplit, SplitsClaims
+from claimhop.program.verify.head import head_version
 from claimhop.signatures import Relevant
 from state.context import Context
 
@@ -129,12 +130,14 @@ def running(program: Stages) -> Iterator[Stages]:
 
 def stages_for(ctx: Context) -> Stages:
     """The run's stages: the program being run (`running`), else the one built for these settings and the
-    optimised program they name (one per process; rebuilt when a collection index the run reads has a new version)."""
+    optimised program they name (one per process; rebuilt when a collection index the run reads has a new version or
+    the verifier's head file is retrained: the verify stage loads its head once, when built)."""
     current = _RUNNING.get()
     if current is not None:
         return current
     path = program_file(ctx.use_optimized_program, ctx.program_path)
-    key = (repr(ctx), str(path.resolve()) if path else "", collection_version(ctx))
+    key = (repr(ctx), str(path.resolve()) if path else "", collection_version(ctx),
+           head_version(ctx.corpus_path, ctx.index_dir))
     with _LOCK:
         if key in _BUILT:
             _BUILT.move_to_end(key)

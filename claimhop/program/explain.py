@@ -17,6 +17,8 @@ from claimhop.signatures import ExplainVerdict
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 
+FALLBACK_QUOTES = 3  # evidence sentences quoted when the model gives no usable cited statement; not tuned (ff51bcf)
+
 
 def numbered(evidence: list[dict]) -> list[str]:
     """Evidence as the prompts show it: '[n] title: sentence'."""
@@ -32,7 +34,7 @@ HEADLINES = {
 
 def extractive_explanation(evidence: list[Evidence]) -> str:
     """Used when the LM gives no usable cited statement: the evidence itself, quoted, nothing invented."""
-    return " ".join(f"{e['title']}: \"{e['sentence']}\" [{e['ref']}]" for e in evidence[:3])
+    return " ".join(f"{e['title']}: \"{e['sentence']}\" [{e['ref']}]" for e in evidence[:FALLBACK_QUOTES])
 
 
 def cited_statements(statements, evidence: list[Evidence]) -> list[str]:

@@ -10,18 +10,16 @@ import dspy
 
 from claimhop.entities.matching import is_about
 from claimhop.program.built import Built
+from claimhop.program.found import Found
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan.stage import MAX_NAMES
 from claimhop.program.runtime import call_lm, calls_made
-from claimhop.program.search.stage import Found, search_round
-from claimhop.signatures import GapAnalysis
+from claimhop.program.search.stage import search_round
+from claimhop.signatures import MAX_REPLY_ITEMS, GapAnalysis
 from state.context import Context
 from state.schema import Candidate, Hop
 
 SHOWN_DOCS = 8  # the best candidates shown to the model: enough for a 4-hop chain within a small model's context
 PROMPT_SNIPPET_CHARS = 90  # of each, its title and first ~15 words (what the article is about)
-MAX_MISSING = 6  # what the model says is missing, kept for the trace (it changes no search)
-MAX_REPLY_QUERIES = 8  # queries read from the reply; the knob loop_queries keeps the first few that are new
 
 
 def found_so_far(candidates: dict[str, Candidate]) -> list[str]:
@@ -57,8 +55,11 @@ class GapRound(dspy.Module):
 
         def ask() -> dspy.Prediction:
             out = self.predict(claim=claim, found=found_so_far(candidates))
-            return dspy.Prediction(missing=clean_list(out.missing, MAX_MISSING), entities=clean_list(out.entities, MAX_NAMES),
-                                   queries=clean_list(out.queries, MAX_REPLY_QUERIES), complete=bool(out.complete))
+            # the missing facts are kept for the trace (they change no search); of the queries, the knob
+            # loop_queries keeps the first few that are new
+            return dspy.Prediction(missing=clean_list(out.missing, MAX_REPLY_ITEMS),
+                                   entities=clean_list(out.entities, MAX_REPLY_ITEMS),
+                                   queries=clean_list(out.queries, MAX_REPLY_ITEMS), complete=bool(out.complete))
 
         def nothing_asked() -> dspy.Prediction:  # the model failed: stop looping
             return dspy.Prediction(missing=[], entities=[], queries=[], complete=True)

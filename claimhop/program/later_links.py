@@ -13,7 +13,7 @@ import dspy
 from claimhop.entities.matching import is_about
 from claimhop.program.bridge.links import LINK_SOURCES, articles_linked_from
 from claimhop.program.built import Built
-from claimhop.program.search.stage import Found
+from claimhop.program.found import Found
 from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.service import SearchEngine
 from state.context import Context

@@ -13,12 +13,12 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
+import claimhop.program.client_policy as client_policy  # not `from claimhop.program`: no import loop
 from claimhop.lm.adapter import adapter_for
 from claimhop.lm.call_watch import with_timeout
 from claimhop.lm.provider import get_lm
 from claimhop.lm.usage import LEDGER, model_step
 from claimhop.redact import client_message
-from state import client_policy
 from state.context import Context
 
 log = logging.getLogger("claimhop")

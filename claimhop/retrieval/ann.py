@@ -21,6 +21,12 @@ HNSW_EF_SEARCH = 96  # ... and while searching: recall@10 against exact search i
 IVF_NPROBE = 32  # IVF-PQ's inverted lists searched a query
 IVF_MIN_DOCUMENTS = 10_000  # 256 codes per sub-quantizer and enough points per inverted list to train on
 PQ_BYTES = 48  # 384 dims / 48 = 8 dims per code byte (other dims: dim / 8)
+PQ_CODE_BITS = 8  # a code byte's bits: 256 centroids a sub-quantizer (FAISS's usual), not tuned
+# IVF-PQ's inverted lists: this many times the square root of the passages (FAISS's guideline is 4 to 16 times),
+# between the two bounds below; set with the index build (a4a86a0), not tuned
+IVF_LISTS_PER_ROOT = 4
+IVF_MIN_LISTS = 16  # ... at least
+IVF_MAX_LISTS = 65_536  # ... at most
 
 
 def resolve(kind: str, count: int) -> str:
@@ -41,9 +47,10 @@ def new_index(kind: str, dim: int, count: int) -> faiss.Index:
         index.hnsw.efSearch = HNSW_EF_SEARCH
         return index
     if kind == "ivfpq":
-        nlist = int(max(16, min(65536, 4 * np.sqrt(count))))
+        nlist = int(max(IVF_MIN_LISTS, min(IVF_MAX_LISTS, IVF_LISTS_PER_ROOT * np.sqrt(count))))
         code_bytes = next(m for m in (PQ_BYTES, dim // 8, dim // 4, dim) if m and dim % m == 0)
-        index = faiss.IndexIVFPQ(faiss.IndexFlatIP(dim), dim, nlist, code_bytes, 8, faiss.METRIC_INNER_PRODUCT)
+        index = faiss.IndexIVFPQ(faiss.IndexFlatIP(dim), dim, nlist, code_bytes, PQ_CODE_BITS,
+                                 faiss.METRIC_INNER_PRODUCT)
         index.nprobe = IVF_NPROBE
         return index
     raise ValueError(f"unknown index type {kind!r}")

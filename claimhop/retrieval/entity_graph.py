@@ -7,8 +7,9 @@
 Multi-hop claims hinge on such links ("the lead singer of The Runaways" -> "Cherie Currie"): from documents
 already found, the bridge step can follow LINKS_TO to the articles they name. A title is looked for verbatim
 (case-sensitive, whole words) with an Aho-Corasick automaton. A one-word title is linked only when the corpus
-never writes it in lower case ("Madonna" yes; "Journey", "Foxes" no: "a journey", "foxes" are words). Sections are runs of sentences up to SECTION_CHARS;
-an article of one section reuses the article's vector, longer ones have their sections embedded.
+never writes it in lower case ("Madonna" yes; "Journey", "Foxes" no: "a journey", "foxes" are words). Sections are
+runs of sentences up to MENTION_SECTION_CHARS; an article of one section reuses the article's vector, longer ones have
+their sections embedded.
 """
 
 from __future__ import annotations

@@ -17,7 +17,10 @@ from langchain_text_splitters import (
 
 from claimhop.retrieval.titles import SECTION_JOIN
 
-SECTION_CHARS = 1200  # about the length of the HoVer intro paragraphs the retrieval and verifier were tuned on
+# A collection document's passage, at most: a longer section is cut at paragraph, line or sentence breaks. About the
+# length of the HoVer intro paragraphs the retrieval and verifier were tuned on; set by hand (6dcfc6d), not tuned.
+# Not the size of the entity graph's sections (claimhop.retrieval.title_mentions.MENTION_SECTION_CHARS).
+PASSAGE_CHARS = 1200
 HEADINGS = [("#", "h1"), ("##", "h2"), ("###", "h3"), ("####", "h4")]
 
 
@@ -28,7 +31,7 @@ class Section:
     text: str
 
 
-def split_document(title: str, markdown: str, max_chars: int = SECTION_CHARS) -> list[Section]:
+def split_document(title: str, markdown: str, max_chars: int = PASSAGE_CHARS) -> list[Section]:
     """One passage titled `title` when the document is short; else its sections, "Title > Heading", with a
     part number when a section itself is cut ("Title > Heading (2)"). The document's own first heading is its
     title, not a section; text before the first sub-heading is the document's lead, titled `title`."""

@@ -11,14 +11,19 @@ import ahocorasick
 
 from claimhop.retrieval.titles import base_title
 
-SECTION_CHARS = 800  # a long document's text is scanned for titles in pieces of about this size (sentences kept whole)
+# A long text is cut into runs of whole sentences up to this size: the pieces the link tables scan for titles, and
+# the entity graph's Section nodes (each embedded). Not the size of a collection's passages, which are cut first
+# (claimhop.retrieval.sections.PASSAGE_CHARS). Set by hand with the entity graph (d598cf3), not tuned.
+MENTION_SECTION_CHARS = 800
+MIN_ONE_WORD_TITLE_CHARS = 4  # a one-word title shorter than this ("Ra", "Io") is never linked; not tuned (d598cf3)
 MAX_TARGETS_PER_NAME = 3  # a name several titles share ("Ralph Smart", "Ralph Smart (footballer)") links to at most 3
 
 
 def linkable(name: str, common_words: set[str]) -> bool:
     """Several words, or one capitalised word the corpus never uses as an ordinary (lower-case) word."""
     words = name.split()
-    return len(words) >= 2 or (len(name) >= 4 and name[:1].isupper() and name.lower() not in common_words)
+    return len(words) >= 2 or (len(name) >= MIN_ONE_WORD_TITLE_CHARS and name[:1].isupper()
+                               and name.lower() not in common_words)
 
 
 _LOWER_WORD = re.compile(r"\b[a-z][a-z'-]+\b")
@@ -74,7 +79,7 @@ def sections_of(text: str) -> list[str]:
 
     sections: list[str] = []
     for sentence in split_sentences(text) or [text]:
-        if sections and len(sections[-1]) + 1 + len(sentence) <= SECTION_CHARS:
+        if sections and len(sections[-1]) + 1 + len(sentence) <= MENTION_SECTION_CHARS:
             sections[-1] += " " + sentence
         else:
             sections.append(sentence)

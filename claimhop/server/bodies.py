@@ -1,10 +1,10 @@
 """What a client may write through the server, route by route: an allow-list of the write routes claimhop serves
 and, for each, of the fields its body may carry, checked before anything runs.
 
-A run (and a cron or an assistant, which start runs later) may carry a claim that passes claimhop's input checks
-and settings that pass the client policy (state/client_policy.py), never a `webhook` (an address the server would
-call) or a `langsmith_tracer` (a project the operator's LangSmith key would write to). A client may write into a
-thread's state only what it could send as a run's input (`claim`, `messages`), never as one of the graph's nodes
+A run (and a cron or an assistant, which start runs later) may carry a claim that passes claimhop's input checks and
+settings that pass the client policy (claimhop/program/client_policy.py), never a `webhook` (an address the server
+would call) or a `langsmith_tracer` (a project the operator's LangSmith key would write to). A client may write into
+a thread's state only what it could send as a run's input (`claim`, `messages`), never as one of the graph's nodes
 (`as_node`, a thread created with `supersteps`), and a command may only update that way (no `goto` to a node, no
 `resume`: claimhop never waits for an answer). The store is never read by the graph, so its items are data only;
 their bodies still pass the key, the size limit and the field list. Any other write route is refused."""
@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from state.client_policy import client_settings_problem
+from claimhop.program.client_policy import client_settings_problem
 from state.context import Context
 from state.validation import message_text, validate_claim
 

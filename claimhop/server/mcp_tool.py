@@ -21,9 +21,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from claimhop.program.client_policy import client_settings_problem
 from claimhop.redact import client_message
-from state.client_policy import client_settings_problem
 from state.context import Context
+from state.steps import NODE_ORDER
 from state.validation import validate_claim
 
 ASSISTANT = "claimhop"
@@ -77,8 +78,6 @@ async def check_claim(
         Context.from_any(settings or {})
     except ValueError as err:
         raise ToolError(str(err)) from None
-    from graph.builder import NODE_ORDER
-
     client = get_client(url=None)  # this server, in process
     steps, last = 0, "started"
     output: dict[str, Any] = {}

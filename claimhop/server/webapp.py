@@ -19,6 +19,7 @@ from claimhop.server.bodies import problem_with
 from claimhop.server.exposure import refuse_open_exposure
 from claimhop.server.guard import Guard
 from claimhop.server.health import health
+from state.steps import node_table
 
 __all__ = ["app", "problem_with"]
 FRONTEND = Path(__file__).resolve().parent / "static"
@@ -32,14 +33,10 @@ async def to_ui(request):
 
 
 async def nodes(request):
-    """GET /claimhop/nodes returns the graph's node table (`graph.builder.node_table()`, with each node's name,
+    """GET /claimhop/nodes returns the graph's node table (`state.steps.node_table()`, with each node's name,
     label, calls_model and claim_path, in the order a claim runs them), so the chat page keeps no copy of the node
     order or labels. Like /claimhop/health it needs the server's key when one is set (the page sends it).
     The server's OpenAPI page reads a route's docstring as YAML, so this one has no colon followed by a space."""
-    from graph.builder import (
-        node_table,  # imported here: importing the webapp stays light
-    )
-
     return JSONResponse(node_table())
 
 

@@ -12,14 +12,16 @@ from claimhop.evaluation.verify_eval import documents_by_title
 from claimhop.lm.label_probs import classify_local
 from claimhop.lm.provider import local_engine
 from claimhop.program.verify.head import load_head
-from claimhop.program.verify.reading import passage_messages, passages_read
+from claimhop.program.verify.reading import READINGS, passage_messages, passages_read
 from claimhop.retrieval.corpus import load_corpus
 from claimhop.signatures import JudgeClaimOnPassages
+
+WHOLE = READINGS["chain-order-1"]  # whole passages in selection order, read after all of the model's blocks
 
 
 def test_the_state_gives_the_models_own_answer_probability():
     claim = hover_claim("0012d9a6")
-    passages = passages_read(documents_by_title(load_corpus(), claim["supporting_titles"]))
+    passages = passages_read(documents_by_title(load_corpus(), claim["supporting_titles"]), None, WHOLE)
     messages = passage_messages(claim["claim"], passages)
     engine = local_engine()
     state = engine.last_hidden_state(messages)
@@ -55,7 +57,7 @@ def test_a_verify_pass_keeps_the_plans_prompt_cached():
     engine.chat(body)
     claim = hover_claim("0012d9a6")
     engine.last_hidden_state(passage_messages(claim["claim"], passages_read(
-        documents_by_title(load_corpus(), claim["supporting_titles"]))))
+        documents_by_title(load_corpus(), claim["supporting_titles"]), None, WHOLE)))
     again = engine.chat(body)
     prompt = again["usage"]["prompt_tokens"]
     assert again["timings"]["cache_n"] >= prompt - 8, again["timings"]

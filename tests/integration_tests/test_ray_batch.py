@@ -408,8 +408,8 @@ def separate_nodes(postgres_server, tmp_path, monkeypatch):
 
 def test_workers_on_a_node_with_its_own_environment_run_with_the_drivers_and_a_failing_claim_gets_its_row(
         separate_nodes, small_corpus, tmp_path, capsys):
+    from claimhop.program.fingerprint import verdict_fingerprint
     from graph.durable import claim_thread
-    from graph.fingerprint import verdict_fingerprint
     from state.context import Context
     from state.validation import validate_claim
 

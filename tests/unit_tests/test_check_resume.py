@@ -76,7 +76,7 @@ def interrupted_check(cli_home, monkeypatch, capsys) -> str:
 def test_a_resume_under_a_changed_setting_or_package_is_refused_naming_the_change(cli_home, monkeypatch, capsys):
     """Before: `--resume` finished the check under whatever the run now had (here `max_iterations` 2 where its
     first steps ran with 1, or an upgraded dspy), mixing two setups in one verdict, and said nothing."""
-    import graph.fingerprint
+    import claimhop.program.fingerprint
 
     thread = interrupted_check(cli_home, monkeypatch, capsys)
     engine = use_fake(monkeypatch, answers())
@@ -86,13 +86,14 @@ def test_a_resume_under_a_changed_setting_or_package_is_refused_naming_the_chang
     assert "setting max_iterations 1 -> 2" in err and f"`claimhop check {json.dumps(CLAIM)}`" in err
     assert engine.calls == []  # refused before any step ran
 
-    versions = graph.fingerprint.package_versions()
-    monkeypatch.setattr(graph.fingerprint, "package_versions", lambda: {**versions, "dspy": "999.0"})
+    versions = claimhop.program.fingerprint.package_versions()
+    monkeypatch.setattr(claimhop.program.fingerprint, "package_versions", lambda: {**versions, "dspy": "999.0"})
     assert claimhop.cli.main.main(["check", "--resume", thread]) == 2
     assert f"package dspy \"{versions['dspy']}\" -> \"999.0\"" in capsys.readouterr().err
     assert engine.calls == []
 
-    monkeypatch.setattr(graph.fingerprint, "package_versions", lambda: versions)  # as it started: it finishes
+    # the versions as it started: it finishes
+    monkeypatch.setattr(claimhop.program.fingerprint, "package_versions", lambda: versions)
     assert claimhop.cli.main.main(["check", "--resume", thread, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "SUPPORTED"
     assert engine.calls == ["evidence_ids", "statements"]

@@ -59,8 +59,8 @@ def test_check_claim_and_eval_keep_their_threads_in_postgres(database, small_cor
     """The Python helper and `claimhop eval`'s runs, checkpointed in PostgreSQL: the same call again (as on
     another machine after a crash) reads the finished thread back instead of running the model."""
     import graph.durable
-    from claimhop.evaluation.systems import run_graph
     from graph import check_claim
+    from graph.runs import run_graph
     from state.context import Context
 
     monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))

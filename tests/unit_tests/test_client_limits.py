@@ -11,9 +11,9 @@ import pytest
 
 import claimhop.program.built
 import claimhop.program.runtime
+from claimhop.program.client_policy import client_settings_problem
 from claimhop.program.runtime import settings_of
 from claimhop.server.webapp import problem_with
-from state.client_policy import client_settings_problem
 from state.context import Context
 
 CLAIM = "Cherie Currie and Steve Augeri were both American."

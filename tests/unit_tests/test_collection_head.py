@@ -13,7 +13,7 @@ import pytest
 import claimhop.cli.main
 from claimhop.evaluation import collection_head
 from claimhop.program.verify.head import HEAD_FILE, head_file, load_head
-from claimhop.program.verify.reading import READ_BLOCKS
+from claimhop.program.verify.reading import NEW_HEAD_BLOCKS
 from claimhop.retrieval.collection import default_folder
 
 DRUGS = ["Amlodipine", "Losartan", "Metformin", "Atorvastatin", "Lisinopril", "Sertraline", "Omeprazole",
@@ -46,7 +46,7 @@ def test_a_collection_gets_its_own_head_and_checks_on_it_use_it(home, monkeypatc
 
     def fake_read(items, corpus, desc="", rule=None):  # the model's pass, recorded
         read.extend(item["key"] for item in items)
-        assert rule.name == "chain-order-1-relevant" and rule.blocks == READ_BLOCKS
+        assert rule.name == "chain-order-1-relevant" and rule.blocks == NEW_HEAD_BLOCKS
 
     def fake_states(items, corpus, rule=None):  # a state that says the label, plus noise
         rng = np.random.default_rng(0)

@@ -8,11 +8,11 @@ import pytest
 from langchain_core.documents import BaseDocumentCompressor
 
 from claimhop.program import stages_for
+from claimhop.program.client_policy import client_settings_problem
 from claimhop.retrieval.fusion import Fusion
 from claimhop.retrieval.rerank import CompressorReranker, LMReranker, make_reranker
 from claimhop.retrieval.service import Hit, index_search
 from claimhop.retrieval.tuned_search import TunedSearch
-from state.client_policy import client_settings_problem
 from state.context import Context
 
 QUERY = "lead singer of The Runaways"

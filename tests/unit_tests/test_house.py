@@ -1,6 +1,7 @@
 """The house rules a contributor can break without noticing: imports form layers (no loop between files or
-packages, no package importing one above it), `nodes/` holds only the graph's node functions, and every DSPy
-signature lives in the one program module. Imports inside functions count too."""
+packages, no package importing one above it: `state` at the bottom, the console commands at the top, the only
+thing above the graph), `nodes/` holds only the graph's node functions, and every DSPy signature lives in the one
+program module. Imports inside functions count too."""
 
 from __future__ import annotations
 
@@ -15,16 +16,16 @@ ROOT = Path(__file__).resolve().parents[2]
 TOP = ("claimhop", "graph", "nodes", "state")
 # Lowest first: a package may import its own layer's packages and those below, never one above.
 LAYERS = [
+    {"state"},  # the graph's state, the run settings and their knobs, the node table: it imports no claimhop
     {"claimhop", "claimhop.data"},  # atomic writes, the cache folder, sentences, every signature; bundled data
     {"claimhop.lm"},
     {"claimhop.retrieval"},
     {"claimhop.entities"},
-    {"state"},
-    {"claimhop.program"},  # the stage modules (their signatures are at the bottom, in claimhop.signatures)
+    {"claimhop.program"},  # the stage modules, the client policy, the verdict fingerprint
+    {"claimhop.evaluation", "claimhop.server"},
     {"nodes"},
     {"graph"},
-    {"claimhop.evaluation", "claimhop.server"},
-    {"claimhop.cli"},
+    {"claimhop.cli"},  # the console commands: the one entry point above the graph
 ]
 
 
@@ -96,6 +97,24 @@ def test_no_import_loop_between_packages_and_none_upwards():
     assert set(edges) | {t for ts in edges.values() for t in ts} <= set(layer), "a new package needs a layer here"
     upward = [(a, b) for a, targets in edges.items() for b in targets if layer[b] > layer[a]]
     assert not upward, f"imports from a lower layer up into a higher one: {upward}"
+
+
+def test_state_imports_nothing_from_claimhop():
+    """state is the bottom layer: the settings' knobs (the fusion defaults too) and the node table are its own."""
+    found = {m: sorted(t for t in targets if t.split(".")[0] != "state") for m, targets in GRAPH.items()
+             if m.split(".")[0] == "state" and any(t.split(".")[0] != "state" for t in targets)}
+    assert not found, found
+    assert any(m.startswith("claimhop.retrieval") and "state.tuning" in targets for m, targets in GRAPH.items()), \
+        "the scan no longer sees claimhop.retrieval's import of the fusion defaults from state.tuning"
+
+
+def test_nothing_under_claimhop_but_the_console_commands_imports_the_graph():
+    """The graph sits above all of claimhop but its console commands, which hand the graph's runs to the evaluation
+    (`make_systems(claimhop=...)`, `optimize(program=...)`); the server and the CLI read the node table from state."""
+    importers = {m: sorted(t for t in targets if t.split(".")[0] == "graph") for m, targets in GRAPH.items()
+                 if m.split(".")[0] == "claimhop" and any(t.split(".")[0] == "graph" for t in targets)}
+    assert {package_of(m) for m in importers} <= {"claimhop.cli"}, importers
+    assert importers, "the scan no longer sees the console commands' imports of the graph"
 
 
 def test_only_the_graph_imports_nodes():
@@ -221,7 +240,7 @@ def test_a_node_reaches_its_stage_in_one_hop(path):
     """A node imports the program (its stages), the shared plumbing, and at most its own stage's module."""
     name = f"nodes.{path.stem}"
     program = {t for t in GRAPH[name] if t.startswith("claimhop.program")}
-    stage_files = program - {"claimhop.program", "claimhop.program.runtime"}
+    stage_files = program - {"claimhop.program", "claimhop.program.runtime", "claimhop.program.found"}
     assert len(stage_files) <= 1, f"{name} reaches into {sorted(stage_files)}"
 
 
@@ -253,3 +272,21 @@ def test_no_two_test_files_share_a_name():
     tests = Path(__file__).resolve().parents[1]
     names = [path.name for path in tests.rglob("test_*.py") if ".venv" not in path.parts]
     assert sorted({name for name in names if names.count(name) > 1}) == []
+
+
+VERDICT_PARTS = {"decide", "judged", "quoted_facts", "nothing_to_go_on", "served_probabilities", "FAILED"}
+
+
+def test_a_verdict_is_assembled_only_in_the_verify_stage():
+    """A measurement (eval-verify, train-verifier, the benchmarks) calls the verify stage a run builds, never a
+    copy assembled from its parts: outside claimhop/program/verify/, nothing imports the parts that make a verdict."""
+    stage = ("claimhop.program.verify.stage", "claimhop.program.verify.head")
+    outside = []
+    for path in [*ROOT.joinpath("claimhop").rglob("*.py"), *ROOT.joinpath("benchmarks").rglob("*.py"),
+                 *ROOT.joinpath("graph").rglob("*.py"), *ROOT.joinpath("nodes").rglob("*.py")]:
+        if path.is_relative_to(ROOT / "claimhop" / "program" / "verify"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in stage:
+                outside += [f"{path.relative_to(ROOT)}: {a.name}" for a in node.names if a.name in VERDICT_PARTS]
+    assert not outside, f"a verdict assembled outside the stage: {outside}"

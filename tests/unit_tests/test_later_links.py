@@ -10,8 +10,8 @@ import pytest
 from test_graph_routing import answers, run
 
 import claimhop.retrieval.service
+from claimhop.program.found import candidate
 from claimhop.program.later_links import later_hop, later_link_sources
-from claimhop.program.search.stage import candidate
 from claimhop.program.select.stage import select_from
 from state.context import Context
 

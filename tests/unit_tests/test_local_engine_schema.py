@@ -1,6 +1,7 @@
 """The local engine bounds what the grammar allows, so a small model cannot loop until its output is cut off."""
 
-from claimhop.lm.local_engine import MAX_ITEMS, MAX_STRING, _openai_response_format
+from claimhop.lm.local_engine import MAX_STRING, _openai_response_format
+from claimhop.signatures import MAX_REPLY_ITEMS
 
 
 def test_lists_and_strings_are_capped_and_enums_left_alone():
@@ -12,7 +13,7 @@ def test_lists_and_strings_are_capped_and_enums_left_alone():
         }}}
     schema = _openai_response_format(dspy_format)["json_schema"]["schema"]
     props = schema["properties"]
-    assert props["queries"]["maxItems"] == MAX_ITEMS and props["queries"]["items"]["maxLength"] == MAX_STRING
+    assert props["queries"]["maxItems"] == MAX_REPLY_ITEMS and props["queries"]["items"]["maxLength"] == MAX_STRING
     assert "maxLength" not in props["verdict"]
     assert props["statements"]["items"]["properties"]["text"]["maxLength"] == MAX_STRING
 
@@ -20,3 +21,19 @@ def test_lists_and_strings_are_capped_and_enums_left_alone():
 def test_openai_shape_is_passed_through_bounded():
     fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "array", "maxItems": 2}}}
     assert _openai_response_format(fmt)["json_schema"]["schema"]["maxItems"] == 2
+
+
+def test_a_served_model_gets_the_same_list_cap_as_the_grammar(monkeypatch):
+    """One cap: the grammar stops a local reply's lists at MAX_REPLY_ITEMS, and the program keeps no more of a
+    served model's reply, which no grammar bounds (the fake engine, like a served model, sends no grammar)."""
+    from fakes import fake_lm
+
+    import claimhop.program.runtime
+    from claimhop.program.plan.stage import Plan
+    from state.context import Context
+
+    facts, names = [f"Fact number {i} is true." for i in range(8)], [f"Name {i}" for i in range(8)]
+    lm, _ = fake_lm({"facts": {"facts": facts, "entities": names}})
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
+    result = Plan(Context())(claim="A claim with many facts and names.")
+    assert result.facts == facts[:MAX_REPLY_ITEMS] and result.gap["entities"] == names[:MAX_REPLY_ITEMS]

@@ -1,6 +1,6 @@
-"""The node order and labels live in the graph only (`graph.builder.NODES`): the server serves them at
-/claimhop/nodes, the chat page draws its progress from that table and keeps no copy, and the CLI prints the node
-each event names."""
+"""The node order and labels are written once, in the node table (`state.steps.STEPS`), which the graph pairs with
+its node functions (`graph.builder.NODES`): the server serves it at /claimhop/nodes, the chat page draws its
+progress from that table and keeps no copy, and the CLI prints the node each event names."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+import graph.builder
 from claimhop.cli.render import render_event
 from claimhop.server import auth
 from claimhop.server.webapp import FRONTEND, app
-from graph.builder import NODE_ORDER, NODES, node_table
+from graph.builder import NODES
+from state.steps import NODE_ORDER, STEPS, node_table
 
 APP_JS = (FRONTEND / "app.js").read_text(encoding="utf-8")
 STRING = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)"""
@@ -35,6 +37,15 @@ def test_the_server_serves_the_node_table_in_graph_order_with_labels():
     assert [row["name"] for row in table] == list(NODES)  # follow_up too, after the claim path
     assert all(row["label"] == NODES[row["name"]].label for row in table)
     assert all(row["calls_model"] == NODES[row["name"]].calls_model for row in table)
+
+
+def test_the_graph_runs_the_node_table_it_was_given():
+    """The graph builds its nodes from the table, one function a row, and exports the table's order as its own."""
+    assert [step.name for step in STEPS] == list(NODES) == [f.__name__ for f in graph.builder.FUNCTIONS]
+    assert graph.builder.NODE_ORDER is NODE_ORDER and graph.builder.node_table is node_table
+    assert all(NODES[step.name].function.__module__ == f"nodes.{step.name}" for step in STEPS)
+    graph_nodes = graph.builder.graph.get_graph().nodes
+    assert all(graph_nodes[step.name].metadata["label"] == step.label for step in STEPS)
 
 
 def test_the_node_table_needs_the_servers_key_like_the_other_claimhop_routes(monkeypatch):

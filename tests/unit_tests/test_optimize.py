@@ -34,7 +34,7 @@ def test_the_planning_call_the_planner_makes_is_what_gets_optimised(monkeypatch,
     train = [dspy.Example(claim="Who sang for Journey?", supporting_titles=["Steve Augeri"], uid="a").with_inputs("claim")]
     out = tmp_path / "program.json"
     settings = {"phase1_k": 3, "phase2_k": 3, **QUIET, **where, **({"planner": planner} if planner else {})}
-    manifest = optimize(lm, Context(**settings), train, out, max_demos=2)
+    manifest = optimize(lm, Context(**settings), train, out, max_demos=2, program=ClaimHopProgram)
     assert manifest["optimized_steps"] == [predictor] and manifest["demos"][predictor] == 1
     assert sum(manifest["demos"].values()) == 1  # no demo on a step the metric does not judge
     loaded = stages_for(Context(**settings, program_path=str(out)))
@@ -52,7 +52,7 @@ def test_compiles_saves_and_loads(monkeypatch, small_corpus, tmp_path):
              dspy.Example(claim="Which band?", supporting_titles=["Nowhere Title"], uid="b").with_inputs("claim")]
     out = tmp_path / "program.json"
     settings = {"phase1_k": 3, "phase2_k": 3, "planner": "two_calls", **QUIET, **where}
-    manifest = optimize(lm, Context(**settings), train, out, max_demos=2)
+    manifest = optimize(lm, Context(**settings), train, out, max_demos=2, program=ClaimHopProgram)
     assert manifest["train_pool_recall_before"] == 0.5  # "Nowhere Title" is not in the corpus
     assert sum(manifest["demos"].values()) >= 2  # the passing example became a demo of both steps
     loaded = stages_for(Context(**settings, program_path=str(out)))

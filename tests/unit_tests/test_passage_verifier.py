@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from claimhop.program.explain import fact_lines
+from claimhop.program.verify import head as head_module
 from claimhop.program.verify.head import (
     HeadError,
     Logistic,
@@ -23,16 +24,16 @@ from claimhop.program.verify.head import (
 from claimhop.program.verify.quotes import quotes_for
 from claimhop.program.verify.reading import (
     MODEL_BLOCKS,
+    NEW_HEAD_BLOCKS,
+    NEW_HEAD_BUDGET,
+    NEW_HEAD_READING,
     PASSAGE_CAP,
-    READ_BLOCKS,
-    READ_BUDGET,
-    READING,
     READINGS,
+    RULE_BUDGET,
     passage_messages,
     passages_read,
     reading_rule,
 )
-from claimhop.program.verify import head as head_module
 
 CURRIE = ("Cherie Ann Currie (born November 30, 1959) is an American musician (instrumentalist, singer, songwriter), "
           "actress and artist. Currie was the lead vocalist of the Runaways, a rock band from Los Angeles, in the "
@@ -53,15 +54,15 @@ def within(budget: int, name: str = "chain-order-1"):
 
 def test_passages_are_read_whole_in_selection_order_within_the_budget():
     docs = [{"title": f"D{i}", "text": "x" * 500} for i in range(10)]
-    read = passages_read(docs, rule=within(1600))
+    read = passages_read(docs, None, within(1600))
     assert [p["title"] for p in read] == ["D0", "D1", "D2"]  # 3 x ~506 characters fit in 1,600
     assert all(p["text"] == "x" * 500 for p in read)
     # one too long for what is left is skipped, a shorter one after it still fits
     mixed = [{"title": "A", "text": "a" * 900}, {"title": "B", "text": "b" * 900}, {"title": "C", "text": "c" * 200}]
-    assert [p["title"] for p in passages_read(mixed, rule=within(1200))] == ["A", "C"]
+    assert [p["title"] for p in passages_read(mixed, None, within(1200))] == ["A", "C"]
     # a passage longer than the cap is cut at a sentence end; the first is always read
     long = [{"title": "L", "text": " ".join(f"Sentence number {i} is here." for i in range(200))}]
-    read = passages_read(long, rule=within(10))
+    read = passages_read(long, None, within(10))
     assert len(read) == 1 and len(read[0]["text"]) <= PASSAGE_CAP and read[0]["text"].endswith(".")
 
 
@@ -71,7 +72,7 @@ def test_passages_are_read_in_the_order_of_the_claims_chain():
     selected = [{"title": "Casablanca (film)", "text": "A 1942 film."}, *DOCS,
                 {"title": "Foxes (soundtrack)", "text": "Foxes is the soundtrack ... as well as Cherie Currie."}]
     claim = "The Runaways' lead singer, who starred in Foxes (soundtrack), and Steve Augeri were both American."
-    order = [d["title"] for d in chain_order(claim, selected)]
+    order = [d["title"] for d in chain_order(claim, selected, READINGS["chain-order-1"])]
     # named by the claim first, then what they name (the next hop), then the rest, each in selection order
     assert order == ["The Runaways (film)", "Steve Augeri", "Foxes (soundtrack)", "Cherie Currie", "Casablanca (film)"]
     budgeted = passages_read(selected, claim, within(700))
@@ -130,14 +131,15 @@ def test_a_missing_or_mismatched_head_file_names_the_command_that_makes_it(tmp_p
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": "another"}, npz, meta)
     with pytest.raises(HeadError, match="another model or prompt.*claimhop train-verifier"):
         load_head(npz, meta)
-    rule = reading_rule()  # the default reading and layer, as `claimhop train-verifier` names them in the provenance
+    # the default reading and layer as a provenance without a budget names them (a head from before budgets)
+    rule = reading_rule(budget=RULE_BUDGET)
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(), "reading": rule.name,
                               "read_blocks": rule.blocks}, npz, meta)
     assert load_head(npz, meta).threshold == 0.5
     # a head whose provenance names no layer predates layers: it was read after all of them, so a middle layer's
     # prompt version does not match it
     monkeypatch.setattr(head_module, "_LOADED", {})
-    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": reading_rule(blocks=21).version()},
+    save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": reading_rule(blocks=21, budget=RULE_BUDGET).version()},
               npz, meta)
     with pytest.raises(HeadError, match="another model or prompt"):
         load_head(npz, meta)
@@ -150,12 +152,12 @@ def test_a_head_reads_the_passages_the_way_it_was_trained(tmp_path, monkeypatch)
 
     monkeypatch.setattr(head_module, "_LOADED", {})
     npz, meta = tmp_path / "head.npz", tmp_path / "head.json"
-    rule = reading_rule("chain-order-2", 21)
+    rule = reading_rule("chain-order-2", 21, RULE_BUDGET)
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
                               "reading": "chain-order-2", "read_blocks": 21}, npz, meta)
     assert load_head(npz, meta).reading == rule
-    assert rule.version() not in (reading_rule("chain-order-2", MODEL_BLOCKS).version(),
-                                  reading_rule(blocks=MODEL_BLOCKS).version())  # the layer is part of the prompt
+    assert rule.version() not in (reading_rule("chain-order-2", MODEL_BLOCKS, RULE_BUDGET).version(),
+                                  reading_rule(blocks=MODEL_BLOCKS, budget=RULE_BUDGET).version())  # the layer is part of the prompt
     monkeypatch.setattr(head_module, "_LOADED", {})
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
                               "reading": "chain-order-9"}, npz, meta)
@@ -175,9 +177,9 @@ def test_a_head_trained_on_another_budget_reads_that_many_characters(tmp_path, m
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(), "reading": rule.name,
                               "read_blocks": 21, "passage_budget_chars": 3000}, npz, meta)
     assert load_head(npz, meta).reading == rule and rule.budget == 3000
-    assert rule.version() != reading_rule("chain-order-1", 21).version()
+    assert rule.version() != reading_rule("chain-order-1", 21, RULE_BUDGET).version()
     selected = [{"title": f"Article {i}", "text": f"Article {i} is about a thing. " * 25} for i in range(8)]
-    default = passages_read(selected, "Article 1 is a thing.", reading_rule("chain-order-1", 21))
+    default = passages_read(selected, "Article 1 is a thing.", reading_rule("chain-order-1", 21, RULE_BUDGET))
     more = passages_read(selected, "Article 1 is a thing.", rule)
     assert len(more) > len(default) and sum(len(p["text"]) for p in more) <= 3000
     with pytest.raises(ValueError, match="passage budget must be 500-12000 characters, not 50"):
@@ -193,7 +195,8 @@ def test_a_head_of_ones_own_is_used_when_claimhop_verifier_head_names_it(tmp_pat
     npz = tmp_path / "mine.npz"
     rule = reading_rule("chain-order-1", 21)
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
-                              "reading": "chain-order-1", "read_blocks": 21}, npz, npz.with_suffix(".json"))
+                              "reading": "chain-order-1", "read_blocks": 21, "passage_budget_chars": rule.budget},
+              npz, npz.with_suffix(".json"))
     monkeypatch.setenv("CLAIMHOP_VERIFIER_HEAD", str(npz))
     assert head_module.head_file() == npz and load_head().reading == rule
     monkeypatch.setenv("CLAIMHOP_VERIFIER_HEAD", str(tmp_path / "none.npz"))
@@ -232,7 +235,7 @@ def test_the_shipped_head_loads_and_says_what_it_was_trained_on():
     assert head.mean.shape == head.support.weights.shape == (1537,)
     assert len(head.fold_support) == provenance["folds"] and len(head.folds) == 169
     # what `claimhop train-verifier` with no option remakes: its default reading, layer and passage budget
-    assert head.reading == reading_rule(READING, READ_BLOCKS, READ_BUDGET)
+    assert head.reading == reading_rule(NEW_HEAD_READING, NEW_HEAD_BLOCKS, NEW_HEAD_BUDGET)
 
 
 def test_each_fact_is_quoted_from_the_sentence_that_states_it():
@@ -359,22 +362,3 @@ def test_a_head_fitted_with_balanced_classes_calls_the_rarer_label_as_often_as_i
     assert said["plain"] < 0.15  # the common label wins almost every time
     assert 0.35 <= said["balanced"] <= 0.65
     assert load_head().provenance["support_head"]["class_weight"] == "balanced"
-
-
-def test_the_dspy_rows_train_and_validation_claims_share_no_question_and_the_compiled_judge_loads(tmp_path):
-    from claimhop.evaluation.verifier_dspy import (
-        COMPILE_COMMAND,
-        DSPY_JUDGE,
-        load_judge,
-        manifest_of,
-        split_by_group,
-    )
-
-    items = [{"group": f"q{i // 3}", "key": f"k{i}"} for i in range(30)]
-    train, val = split_by_group(items, validation=7)
-    assert len(val) >= 7 and len(train) + len(val) == 30
-    assert not {i["group"] for i in train} & {i["group"] for i in val}
-    judge = load_judge()  # the committed program: what eval-verify --systems passages_dspy runs
-    assert len(judge.judge.demos) == manifest_of()["demos"]
-    with pytest.raises(ValueError, match=COMPILE_COMMAND):
-        load_judge(tmp_path / DSPY_JUDGE.name)

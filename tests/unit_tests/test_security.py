@@ -166,7 +166,7 @@ LEAVING_MODELS = ["huggingface/https://evil.example/v1", "anthropic/claude-3-5-s
 
 @pytest.mark.parametrize("model", LEAVING_MODELS)
 def test_a_client_may_pick_no_model_but_the_servers_own(monkeypatch, model):
-    from state.client_policy import client_settings_problem
+    from claimhop.program.client_policy import client_settings_problem
 
     monkeypatch.delenv("CLAIMHOP_MODELS", raising=False)
     monkeypatch.delenv("CLAIMHOP_MODEL", raising=False)
@@ -177,7 +177,7 @@ def test_a_client_may_pick_no_model_but_the_servers_own(monkeypatch, model):
 
 
 def test_the_operator_lists_the_models_a_client_may_pick(monkeypatch):
-    from state.client_policy import allowed_models, client_settings_problem
+    from claimhop.program.client_policy import allowed_models, client_settings_problem
 
     monkeypatch.setenv("CLAIMHOP_MODEL", "openai/claimhop-local")
     monkeypatch.setenv("CLAIMHOP_MODELS", " openai/a ,, openai/b")
@@ -200,13 +200,13 @@ def test_the_operator_lists_the_models_a_client_may_pick(monkeypatch):
     ("model=local", "mapping"),
 ])
 def test_a_setting_naming_a_file_code_an_address_or_a_key_is_refused_by_name(settings, says):
-    from state.client_policy import client_settings_problem
+    from claimhop.program.client_policy import client_settings_problem
 
     assert says in client_settings_problem(settings)
 
 
 def test_an_empty_operator_setting_chooses_nothing():
-    from state.client_policy import client_settings_problem
+    from claimhop.program.client_policy import client_settings_problem
 
     assert client_settings_problem({"program_path": "", "retriever": None, "max_iterations": 1}) is None
 
@@ -214,7 +214,7 @@ def test_an_empty_operator_setting_chooses_nothing():
 def test_settings_already_made_into_a_context_are_judged_against_the_servers_own(monkeypatch):
     """LangGraph builds the run's Context from a client's dict before any node sees it: the nodes' check must
     see what the client chose in it, while the operator's own CLAIMHOP_* values pass."""
-    from state.client_policy import client_settings_problem
+    from claimhop.program.client_policy import client_settings_problem
 
     monkeypatch.delenv("CLAIMHOP_MODELS", raising=False)
     monkeypatch.delenv("CLAIMHOP_MODEL", raising=False)

@@ -114,14 +114,28 @@ def test_engine_options_come_from_the_environment_and_bad_values_are_named(monke
 
 def test_recall_only_eval_stops_after_selection_and_keys_its_rows_apart(monkeypatch, small_corpus, tmp_path):
     from claimhop.evaluation.systems import make_systems
+    from graph.runs import claimhop_system
 
     lm, engine = fake_lm(answers())
     monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: lm)
     settings = {"corpus_path": str(small_corpus), "use_optimized_program": False, "verifier": "single"}
-    row = make_systems(["claimhop"], settings, recall_only=True)["claimhop"](CLAIM)
+    row = make_systems(["claimhop"], settings, recall_only=True, claimhop=claimhop_system)["claimhop"](CLAIM)
     assert row["titles"] and row["verdict"] is None
     assert "evidence_ids" not in engine.calls  # no verdict was paid for
     assert row["steps"]["plan"]["asked"] == 1  # the fake is no local engine: it serves nothing the ledger sees
+
+
+def test_the_evaluation_runs_claimhop_only_as_its_caller_hands_it_in():
+    """The graph sits above the evaluation: "claimhop" is made by the system the console commands pass
+    (graph.runs.claimhop_system), with the run's settings and recall_only; without one it is refused by name."""
+    from claimhop.evaluation.systems import make_systems
+
+    with pytest.raises(ValueError, match="claimhop=graph.runs.claimhop_system"):
+        make_systems(["claimhop"], {})
+    made = []
+    systems = make_systems(["claimhop"], {"top_k": 5}, recall_only=True,
+                           claimhop=lambda settings, recall_only: made.append((settings, recall_only)) or len)
+    assert made == [({"top_k": 5}, True)] and systems == {"claimhop": len}
 
 
 def test_the_benchmark_sample_is_stratified_by_hops_and_seeded():

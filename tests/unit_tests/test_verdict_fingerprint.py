@@ -1,8 +1,8 @@
-"""A finished check is read back only while nothing that decides its verdict changed (`graph.fingerprint`): the
-same command again resumes, while an upgrade of claimhop, another model file, another verifier head, a changed
-corpus at the same path, another index kind or a CLAIMHOP_* default checks the claim afresh, even into a new
-output file. The batch runs on the small real corpus with a fake LM (the thread naming is under test, not the
-model)."""
+"""A finished check is read back only while nothing that decides its verdict changed
+(`claimhop.program.fingerprint`): the same command again resumes, while an upgrade of claimhop, another model file,
+another verifier head, a changed corpus at the same path, another index kind or a CLAIMHOP_* default checks the
+claim afresh, even into a new output file. The batch runs on the small real corpus with a fake LM (the thread naming
+is under test, not the model)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from test_check_file import fake_model, run_cli, settings  # noqa: F401 - fake_model is a fixture
 
 import claimhop
-from graph.fingerprint import verdict_fingerprint, verdict_parts
+from claimhop.program.fingerprint import verdict_fingerprint, verdict_parts
 from state.context import Context
 
 

@@ -139,32 +139,92 @@ def test_the_graphs_own_verify_node_is_a_verifier_too(tmp_path, capsys, monkeypa
 
 
 def test_the_facts_verifier_is_measured_on_the_facts_the_graph_would_check(monkeypatch):
-    """eval-verify's facts verifier joins the split's fragments exactly as the graph's verify node does (it once
-    judged raw fragments such as "in 1992" that the node never sees)."""
+    """eval-verify's facts verifier is the stage the node runs: it joins the split's fragments as the node does (it
+    once judged raw fragments such as "in 1992" that the node never sees) and judges them with the run's settings."""
     import importlib
     from types import SimpleNamespace
 
-    import claimhop.lm.provider
-    import claimhop.program.verify.alternatives.pipeline
-    from claimhop.evaluation.verify_eval import facts_verdict
+    import claimhop.program.runtime
+    from claimhop.evaluation.verify_eval import (
+        measured_case,
+        measured_verdict,
+        measured_verifier,
+    )
     from state.context import Context
 
     split = [SimpleNamespace(text="Chandgi Ram won a gold medal", entities=["Chandgi Ram"]),
              SimpleNamespace(text="in 1970", entities=[]),
              SimpleNamespace(text="The  event was held in Argentina.", entities=["Argentina"])]
     # the default planner's facts are what the graph judges; SplitClaim's only with another planner
-    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.facts").PlanSplit, "__call__", lambda self, claim: split)
-    monkeypatch.setattr(claimhop.lm.provider, "get_lm", lambda model: None)
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.facts").PlanSplit, "__call__",
+                        lambda self, claim: split)
+    monkeypatch.setattr(claimhop.program.runtime, "get_lm", lambda model: None)
     seen = {}
 
     def check_facts(facts, documents, judge, rule, per_fact, context):
         seen["facts"], seen["context"] = [f["text"] for f in facts], context
-        return {"verdict": "SUPPORTED", "confidence": 0.9, "facts": []}
+        return {"verdict": "SUPPORTED", "confidence": 0.9, "reason": "", "facts": []}
 
-    monkeypatch.setattr(claimhop.program.verify.alternatives.pipeline, "check_facts", check_facts)
-    facts_verdict("Chandgi Ram won a gold medal in 1970 at an event held in Argentina.", [], Context())
-    assert seen["facts"] == ["Chandgi Ram won a gold medal in 1970", "The event was held in Argentina."]
-    assert seen["context"] == "sentence"  # as the graph judges by default
-    facts_verdict("Chandgi Ram won a gold medal in 1970 at an event held in Argentina.", [],
-                  Context(fact_context="passage"))
-    assert seen["context"] == "passage"
+    monkeypatch.setattr(importlib.import_module("claimhop.program.verify.alternatives.verify_facts"), "check_facts",
+                        check_facts)
+    claim = {"uid": "u1", "claim": "Chandgi Ram won a gold medal in 1970 at an event held in Argentina."}
+    documents = [{"title": "Chandgi Ram", "text": "Chandgi Ram won gold at the 1970 Asian Games, not in Argentina."}]
+    for settings, context in (({}, "sentence"), ({"fact_context": "passage"}, "passage")):
+        stage = measured_verifier(Context.from_any(settings), "facts")
+        verdict, confidence, _ = measured_verdict(stage, measured_case(claim, documents, "facts"))
+        assert (verdict, confidence) == ("SUPPORTED", 0.9)
+        assert seen["facts"] == ["Chandgi Ram won a gold medal in 1970", "The event was held in Argentina."]
+        assert seen["context"] == context  # as the graph judges with these settings
+
+
+def test_the_measured_passage_verifier_and_the_node_give_one_verdict_on_one_state(tmp_path, monkeypatch):
+    """What eval-verify reports for the passage verifier is what the graph's verify node says on the same state:
+    the same module, its nothing-to-go-on rule and quotes included (it once measured a copy without them)."""
+    import importlib
+    from collections import OrderedDict
+    from types import SimpleNamespace
+
+    import numpy as np
+    from test_passage_verifier import DOCS, FakeEngine, no_dspy_model, tiny_head
+
+    import claimhop.lm.provider
+    import claimhop.program
+    from claimhop.evaluation.verifier_features import features_dir, messages_key
+    from claimhop.evaluation.verify_eval import (
+        measured_case,
+        measured_verdict,
+        measured_verifier,
+    )
+    from claimhop.program.verify.reading import passage_messages, passages_read
+    from nodes.verify import verify as verify_node
+    from state.context import Context
+
+    stage_module = importlib.import_module("claimhop.program.verify.stage")
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path))
+    monkeypatch.setattr(stage_module, "load_head", lambda *path: tiny_head())
+    monkeypatch.setattr(claimhop.program, "_BUILT", OrderedDict())  # stages built with this head
+    monkeypatch.setattr(claimhop.lm.provider, "local_engine", lambda: pytest.fail("a measurement read a saved state"))
+    no_dspy_model(monkeypatch)
+    ctx = Context.from_any({"verifier": "passages"})
+    facts = ["Steve Augeri is an American rock singer.", "Cherie Currie is an American musician."]
+    cases = [("Steve Augeri and Cherie Currie are American singers.", np.array([3.0, 1.0, 0.0, 0.0])),  # supported
+             ("Steve Augeri and Cherie Currie are British singers.", np.array([-3.0, 1.0, 0.0, 0.0])),  # not
+             ("Steve Augeri was born in 1959 and is not an American rock singer.", np.array([3.0, 1.0, 0.0, 0.0])),
+             ("Zbigniew Kowalski sang in Warsaw.", np.array([3.0, 1.0, 0.0, 0.0]))]  # no document names him
+    said = []
+    for number, (claim, state) in enumerate(cases):
+        node_engine = FakeEngine(state)
+        monkeypatch.setattr(stage_module, "local_engine", lambda engine=node_engine: engine)
+        names = [n for n in ("Steve Augeri", "Cherie Currie", "Zbigniew Kowalski", "Tyketto") if n in claim]
+        node = verify_node({"claim": claim, "selected": DOCS, "claim_entities": names, "planned_facts": facts},
+                           SimpleNamespace(context=ctx))
+        rule = tiny_head().reading
+        saved = features_dir(rule) / f"{messages_key(passage_messages(claim, passages_read(DOCS, claim, rule)))}.npy"
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        np.save(saved, state.astype(np.float32))
+        case = measured_case({"uid": f"dev{number}", "claim": claim}, DOCS, "passages")
+        case.claim_entities, case.planned_facts = names, facts
+        verdict, confidence, _ = measured_verdict(measured_verifier(ctx, "passages"), case)
+        assert (verdict, confidence) == (node["verdict"], node.get("confidence", 1.0)), claim
+        said.append(verdict)
+    assert said[0] == "SUPPORTED" and said[1] != "SUPPORTED" and said[3] == "INSUFFICIENT_INFO"

@@ -3,7 +3,7 @@ searches; the later links (claimhop/program/later_links.py) follow those of the 
 
 from __future__ import annotations
 
-from claimhop.program.search.stage import Found, candidate
+from claimhop.program.found import Found, candidate
 from claimhop.retrieval.article_links import LinkTable, rank_linked
 from claimhop.retrieval.service import SearchEngine
 from state.schema import Candidate, Hop

@@ -13,6 +13,8 @@ from state.schema import Candidate
 DOCS_SCANNED = 30  # the best candidates whose names are ranked (NER on more costs time and adds noise)
 KEPT = 40  # names kept for the bridge (it looks up at most max_bridge_entities of them)
 CLAIM_ARTICLE_BONUS = 3.0  # follow the links of the claim's own articles before re-searching names it already gave
+NAMED_BONUS = 1.0  # a name the claim's entities or the gap analysis give: per list, what a top document's mention adds
+IN_CLAIM_BONUS = 2.0  # ... and more when the claim or a sub-question spells it out; both set in ff51bcf, not tuned
 
 
 def rank_uncovered_entities(claim: str, sub_questions: list[str], candidates: dict[str, Candidate],
@@ -37,10 +39,10 @@ def rank_uncovered_entities(claim: str, sub_questions: list[str], candidates: di
     for entity in [*claim_entities, *gap_entities]:
         key = normalize_title(entity)
         names.setdefault(key, entity)
-        scores[key] += 1.0
+        scores[key] += NAMED_BONUS
     for key in list(scores):
         if mentions(names[key], claim_text):
-            scores[key] += 2.0
+            scores[key] += IN_CLAIM_BONUS
     uncovered = [k for k in scores if k and not any(is_about(names[k], t) for t in titles)]
     uncovered = [k for k in uncovered if not is_fragment(k, titles, scores)]
     uncovered.sort(key=lambda k: -scores[k])

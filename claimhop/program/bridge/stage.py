@@ -14,7 +14,7 @@ from claimhop.entities.matching import is_about, mentions
 from claimhop.program.bridge.links import follow_links, generic_names
 from claimhop.program.bridge.ranking import rank_uncovered_entities
 from claimhop.program.built import Built
-from claimhop.program.search.stage import Found, candidate
+from claimhop.program.found import Found, candidate
 from claimhop.retrieval.service import Mode, SearchEngine
 from claimhop.retrieval.titles import normalize_title
 from state.context import Context

@@ -13,11 +13,8 @@ import dspy
 
 from claimhop.program.outputs import clean_list
 from claimhop.program.runtime import call_lm, calls_made
-from claimhop.signatures import PlanClaimAsFacts
+from claimhop.signatures import MAX_REPLY_ITEMS, PlanClaimAsFacts
 from state.context import Context
-
-MAX_FACTS = 5  # a claim's atomic facts kept for the verifier (HoVer claims have 2-4)
-MAX_NAMES = 8  # names kept from a plan, a gap analysis or a fact: more than a 4-hop claim's chain holds
 
 
 @dataclass
@@ -80,7 +77,7 @@ class Plan(dspy.Module):
 
         def ask() -> tuple[list[str], list[str]]:
             out = self.facts(claim=claim)
-            return clean_list(out.facts, MAX_FACTS), clean_list(out.entities, MAX_NAMES)
+            return clean_list(out.facts, MAX_REPLY_ITEMS), clean_list(out.entities, MAX_REPLY_ITEMS)
 
         (facts, names), degraded = call_lm(ctx, "decompose", ask, lambda: ([claim], []),
                                            usable=lambda out: bool(out[0][: ctx.max_sub_questions]),
@@ -101,5 +98,5 @@ class PlannedGap(dspy.Module):
 
     def forward(self, claim: str, planned: dict | None) -> GapResult:
         planned = planned or {"queries": [claim], "entities": []}
-        return GapResult(facts_needed=[], entities=clean_list(planned["entities"], MAX_NAMES),
+        return GapResult(facts_needed=[], entities=clean_list(planned["entities"], MAX_REPLY_ITEMS),
                          queries=clean_list(planned["queries"], self.settings.tuning.max_gap_queries) or [claim])

@@ -4,40 +4,13 @@ yields its k distinct documents. No model call."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import dspy
 
 from claimhop.program.built import Built
+from claimhop.program.found import HOP_RANK_K, Found, candidate
 from claimhop.retrieval.service import Hit, Mode, SearchEngine
 from state.context import Context
-from state.schema import Candidate, Hop, merge_candidates
-
-# Each time a hop finds a document it earns 1/(HOP_RANK_K + rank), so documents many hops agree on rise; 60 is
-# reciprocal rank fusion's usual k (Cormack et al. 2009). Not the `rrf_k` knob, which fuses BM25 with dense search.
-HOP_RANK_K = 60
-
-
-@dataclass
-class Found:
-    """A search's documents as candidates (title -> candidate) and the hops that found them."""
-
-    candidates: dict[str, Candidate]
-    hops: list[Hop]
-
-
-def candidate(hit: Hit, rank: int, step: str) -> Candidate:
-    """A search hit as a candidate found by `step` at `rank`."""
-    found: Candidate = {
-        "doc_id": hit.doc_id,
-        "title": hit.title,
-        "text": hit.text,
-        "retrieval_score": 1.0 / (HOP_RANK_K + rank),
-        "found_by": [step],
-    }
-    if hit.source:  # a document of the user's own collection: the file it came from goes into the citation
-        found["source"] = hit.source
-    return found
+from state.schema import Candidate, merge_candidates
 
 
 def search_round(

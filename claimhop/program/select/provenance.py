@@ -24,6 +24,12 @@ _TOPIC = re.compile(
 _QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,})[\"”'’]")
 _TRAILING = re.compile(r"\b(?:from|in|into|out of)\s+(?:the\s+)?(?:selection|list|results?|documents?|top\s*\d*)\b.*$"
                        r"|[?.!\s]+$", re.IGNORECASE)
+# A name a follow-up question gives matches one of the thread's candidate titles from this rapidfuzz ratio on: below
+# the corpus lookup's FUZZY_TITLE_CUTOFF (90), as it picks among one thread's candidates, not the whole corpus, for a
+# name a person typed; set by hand with the follow-up turns (9ef3663), not tuned.
+QUESTION_TITLE_CUTOFF = 85
+HOPS_TOLD = 4  # searches an explanation names as where a document came from, then "…"; not tuned (9ef3663)
+QUERIES_TOLD = 8  # searches an explanation lists for a document none returned, then "…"; not tuned (9ef3663)
 
 
 def named_phrase(question: str) -> str | None:
@@ -51,7 +57,7 @@ def mentioned_title(question: str, titles: list[str]) -> str | None:
         return None
     scored = [(fuzz.ratio(normalize_title(phrase), normalize_title(t)), t) for t in titles]
     best = max(scored, default=(0.0, None))
-    return best[1] if best[0] >= 85 else None
+    return best[1] if best[0] >= QUESTION_TITLE_CUTOFF else None
 
 
 def _found_by(title: str, hops: list[Hop]) -> list[str]:
@@ -77,7 +83,8 @@ def explain_document(title: str, state: State, ctx: Context, in_collection: bool
     hops = state.get("hops", [])
     selected = {d["title"]: d for d in state.get("selected", [])}
     found = _found_by(title, hops)
-    source = ("Found by " + "; ".join(found[:4]) + ("; …" if len(found) > 4 else "") + ".") if found else ""
+    told = "; ".join(found[:HOPS_TOLD]) + ("; …" if len(found) > HOPS_TOLD else "")
+    source = f"Found by {told}." if found else ""
     if title in selected:
         doc = selected[title]
         cited = [e["ref"] for e in state.get("evidence", []) if e["title"] == title]
@@ -96,6 +103,6 @@ def explain_document(title: str, state: State, ctx: Context, in_collection: bool
     queries = [h["query"] for h in hops]
     if in_collection:
         return (f'"{title}" is in the collection, but none of the {len(queries)} searches returned it, so it was '
-                "never a candidate. The searches were: " + "; ".join(f'"{q}"' for q in queries[:8])
-                + ("; …" if len(queries) > 8 else "") + ".")
+                "never a candidate. The searches were: " + "; ".join(f'"{q}"' for q in queries[:QUERIES_TOLD])
+                + ("; …" if len(queries) > QUERIES_TOLD else "") + ".")
     return f'No document titled "{title}" is in the collection.'

@@ -9,13 +9,16 @@ import dspy
 from claimhop.entities.matching import mentions
 from claimhop.entities.ner import extract_entities, unique
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan.stage import MAX_FACTS, MAX_NAMES
 from claimhop.program.runtime import call_lm, calls_made
 from claimhop.program.verify.coverage import claim_names, folded, mentioned
 from claimhop.retrieval.titles import normalize_title
 from claimhop.sentences import stems
-from claimhop.signatures import SplitClaim, SplitClaimWithNames
+from claimhop.signatures import MAX_REPLY_ITEMS, SplitClaim, SplitClaimWithNames
 from state.context import Context
+
+# a fact's names found in its text (the claim's names it mentions, then NER's), at most: more than a 4-hop claim's
+# chain holds; the cap every list of names had since ff51bcf (found ones since 1810309), not tuned
+MAX_FACT_NAMES = 8
 
 
 class PlanSplit:
@@ -68,20 +71,20 @@ class SplitsClaims(dspy.Module):
 
 
 def facts_from_split(split, claim: str, claim_entities: list[str], repair: str = "off") -> list[dict]:
-    """A split as the facts a check judges (at most 5, fragments joined); the whole claim when empty. Each fact's
-    names are found in its text (the claim's names it mentions, then NER), not asked of the model: fewer tokens to
-    generate, and no invented names. With `repair="claim"`, a split that lost a name of the claim gets the whole
-    claim as one more fact. One place, so the eval measures what the graph checks."""
+    """A split as the facts a check judges (at most MAX_REPLY_ITEMS, fragments joined); the whole claim when
+    empty. Each fact's names are found in its text (the claim's names it mentions, then NER), not asked of the
+    model: fewer tokens to generate, and no invented names. With `repair="claim"`, a split that lost a name of the
+    claim gets the whole claim as one more fact. One place, so the eval measures what the graph checks."""
     facts = [{"text": " ".join(str(getattr(f, "text", f)).split()),
-              "entities": clean_list(getattr(f, "entities", []), MAX_NAMES)} for f in split or []]
-    facts = whole_facts([f for f in facts if f["text"] and part_of(f["text"], claim)][:MAX_FACTS]) or [
+              "entities": clean_list(getattr(f, "entities", []), MAX_REPLY_ITEMS)} for f in split or []]
+    facts = whole_facts([f for f in facts if f["text"] and part_of(f["text"], claim)][:MAX_REPLY_ITEMS]) or [
         {"text": claim, "entities": []}]
     if repair == "claim" and lost_names(claim, claim_entities, [f["text"] for f in facts]):
         facts.append({"text": claim, "entities": []})
     unnamed = [f for f in facts if not f["entities"]]  # fact_names=found, or the model gave none
     for fact, found in zip(unnamed, extract_entities([f["text"] for f in unnamed], with_spans=True)):
         named = [e for e in claim_entities if mentions(e, normalize_title(fact["text"]))]
-        fact["entities"] = clean_list(unique([*named, *found]), MAX_NAMES)
+        fact["entities"] = clean_list(unique([*named, *found]), MAX_FACT_NAMES)
     return facts
 
 
@@ -103,13 +106,19 @@ def lost_names(claim: str, claim_entities: list[str], facts: list[str]) -> list[
     return [name for name in claim_names(claim, claim_entities) if not mentioned(name, text)]
 
 
+# a fact of fewer words is a fragment ("in 1970"), joined to the one before; set by eye on the real model's splits
+# (b000966), not tuned
+FRAGMENT_WORDS = 3
+
+
 def whole_facts(facts: list[dict]) -> list[dict]:
     """A small model sometimes splits a claim into fragments ("in 1970", "held in Argentina"); a fragment (it
-    starts in lower case or has fewer than 3 words) is joined to the fact before it, so each fact stands alone."""
+    starts in lower case or has fewer than FRAGMENT_WORDS words) is joined to the fact before it, so each fact
+    stands alone."""
     merged: list[dict] = []
     for fact in facts:
         text = fact["text"]
-        if merged and (text[:1].islower() or len(text.split()) < 3):
+        if merged and (text[:1].islower() or len(text.split()) < FRAGMENT_WORDS):
             last = merged[-1]
             last["text"] = f"{last['text'].rstrip('. ')} {text}"
             last["entities"] = list(dict.fromkeys([*last["entities"], *fact["entities"]]))

@@ -24,7 +24,7 @@ from claimhop.atomic import atomic_path, write_text
 from claimhop.data import bundled
 from claimhop.program.verify.reading import (
     MODEL_BLOCKS,
-    PASSAGE_BUDGET,
+    RULE_BUDGET,
     ReadingRule,
     reading_rule,
 )
@@ -95,7 +95,7 @@ def reading_of(provenance: dict) -> ReadingRule:
     """The reading a head's provenance names: its rule, layer and passage budget (chain-order-1 at full depth for
     heads trained before readings had names)."""
     return reading_rule(provenance.get("reading", "chain-order-1"), provenance.get("read_blocks", MODEL_BLOCKS),
-                        provenance.get("passage_budget_chars", PASSAGE_BUDGET))
+                        provenance.get("passage_budget_chars", RULE_BUDGET))
 
 
 def decide(p_supported: float, p_contradicted: float, threshold: float) -> tuple[str, float]:
@@ -141,6 +141,12 @@ def head_file(corpus_path: str = "", index_dir: str = "") -> Path:
     if named:
         return Path(named).expanduser()
     return collection_head(corpus_path, index_dir) or HEAD_FILE
+
+
+def head_version(corpus_path: str = "", index_dir: str = "") -> str:
+    """The head file a run with these settings uses and when it was written: a new value means the head changed."""
+    path = head_file(corpus_path, index_dir)
+    return f"{path}|{path.stat().st_mtime_ns if path.is_file() else 0}"
 
 
 def load_head(npz: Path | None = None, json_path: Path | None = None) -> VerdictHead:

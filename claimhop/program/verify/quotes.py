@@ -22,6 +22,8 @@ from state.instructions import is_instruction
 
 WORD_WEIGHT = 0.5  # the fact's rarity-weighted words a sentence shares, at half a cosine: names and numbers count
 SECOND_GAIN = 0.25  # a second quote only when it holds a quarter of the fact's words the first lacks
+SECOND_TIE_BREAK = 0.01  # ... its own score weighs a hundredth: it decides only between seconds adding about as much
+MIN_WORD_CHARS = 3  # a word shorter than this ("us", "uk") counts for no fact; both not tuned (f791f76)
 # A quote shown as stating its fact must hold at least half of the fact's (rarity-weighted) words, its title
 # counted, across the fact's quotes, and point no other way (claimhop.program.verify.direction); else it is only
 # the closest sentence read. Not tuned: half is where a sentence says more of the fact than it leaves out.
@@ -35,7 +37,7 @@ _STOP = frozenset(
 
 
 def words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= MIN_WORD_CHARS and w not in _STOP}
 
 
 def candidate_sentences(passages: list[dict]) -> list[tuple[str, str]]:
@@ -77,7 +79,7 @@ def quotes_for(facts: list[str], passages: list[dict]) -> list[list[dict]]:
         for i, (title, _) in enumerate(pool):  # the second continues the first's subject: its article, or one it names
             if title != first_title and not mentions(title, first_text):
                 gains[i] = 0.0
-        second = int(np.argmax(gains + 0.01 * scores))
+        second = int(np.argmax(gains + SECOND_TIE_BREAK * scores))
         if gains[second] >= SECOND_GAIN:
             picked.append(second)
         enough = sum(v for w, v in wanted.items() if any(w in bags[i] for i in picked)) / total >= STATES_SHARE

@@ -10,24 +10,23 @@ two documents; reading the passages together it does far better (docs/verificati
 from __future__ import annotations
 
 import hashlib
-import html
-import re
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from claimhop.entities.matching import mentions
+from claimhop.program.verify.coverage import name_folded
 from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.sentences import split_sentences, stems
 from claimhop.signatures import PASSAGES_QUESTION, JudgeClaimOnPassages, instructions
 
 PASSAGES_SYSTEM = instructions(JudgeClaimOnPassages)  # the system message of the one pass the head reads
 
-# A reading rule's own budget, in characters of passages: 2,400 holds the first 4-6 selected passages (median
-# passage ~460 chars). The synthetic claims' evidence is sized to it; the shipped head reads READ_BUDGET (below).
-PASSAGE_BUDGET = 2400
+# A reading rule's budget when none is named, in characters of passages: 2,400 holds the first 4-6 selected passages
+# (median passage ~460 chars); heads trained before their provenance recorded a budget read it, and the synthetic
+# claims' evidence is sized to it. A run reads the budget its head names (VerdictHead.reading), nothing else.
+RULE_BUDGET = 2400
 MIN_BUDGET, MAX_BUDGET = 500, 12000  # a passage's lead at least; at most what a 4,096-token context holds
 PASSAGE_CAP = 1000  # a longer passage is cut at a sentence end, so one article cannot fill the budget alone
 MODEL_BLOCKS = 28  # transformer blocks of the bundled model
@@ -44,7 +43,7 @@ class ReadingRule:
     rest_cap: int | None = None  # a lower cap for documents off the chain (neither named nor linked)
     fold: bool = False  # names match across accents and possessives ("Gisele" names "Gisele", "Swint's" "Swint")
     one_per_base: bool = False  # of named documents sharing a base title, only the one the claim picks stays named
-    budget: int = PASSAGE_BUDGET
+    budget: int = RULE_BUDGET
     blocks: int = MODEL_BLOCKS  # the state is read after this many blocks (claimhop.lm.cut_model)
     # Reading without titles: a passage longer than its cap is read as its first sentence and the sentences with
     # most of the claim's words (in the passage's order), not its lead alone; and when the claim names none of the
@@ -78,27 +77,30 @@ READINGS = {
     # and 600 characters a passage when the claim names no document, so about five abstracts fit in 3,000.
     "chain-order-1-relevant": ReadingRule("chain-order-1-relevant", relevant=True, unnamed_cap=600),
 }
-READING = "chain-order-1"  # what `claimhop train-verifier` reads by default; a run reads as its head was trained
+# What a new head is trained to read when `claimhop train-verifier` is told nothing else (NEW_HEAD_*); a run never
+# reads these: it reads as its head was trained.
+NEW_HEAD_READING = "chain-order-1"
 # The default layer for training: chosen by `python -m benchmarks.layer_sweep` on synthetic claims made from HotpotQA
 # questions (docs/verification.md).
-READ_BLOCKS = 21
+NEW_HEAD_BLOCKS = 21
 # The default budget for training: 3,000 characters, chosen by a rule written before the read (commit 7ac72ac) on
 # HotpotQA selections (every gold passage read for 0.84 of questions, 0.77 at 2,400) and synthetic claims; one
-# pass costs 1.24x (benchmarks.budget_cost). A rule named without a budget keeps its own (PASSAGE_BUDGET).
-READ_BUDGET = 3000
+# pass costs 1.24x (benchmarks.budget_cost).
+NEW_HEAD_BUDGET = 3000
 
 
-def reading_rule(name: str = READING, blocks: int = READ_BLOCKS, budget: int | None = None) -> ReadingRule:
-    """The named rule, read after `blocks` blocks, with `budget` characters of passages (default: the rule's own);
-    a clear error for an unknown name or a budget that cannot hold a passage."""
+def reading_rule(name: str = NEW_HEAD_READING, blocks: int = NEW_HEAD_BLOCKS, budget: int = NEW_HEAD_BUDGET
+                 ) -> ReadingRule:
+    """The named rule, read after `blocks` blocks, with `budget` characters of passages (by default, what a new head
+    is trained to read); a clear error for an unknown name or a budget that cannot hold a passage."""
     if name not in READINGS:
         raise ValueError(f"unknown reading {name!r}: one of {', '.join(READINGS)}")
     if not 1 <= blocks <= MODEL_BLOCKS:
         raise ValueError(f"blocks must be 1-{MODEL_BLOCKS}, not {blocks}")
-    if budget is not None and not MIN_BUDGET <= budget <= MAX_BUDGET:
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise ValueError(f"the passage budget must be {MIN_BUDGET}-{MAX_BUDGET} characters, not {budget}")
     rule = READINGS[name]
-    return replace(rule, blocks=blocks, budget=rule.budget if budget is None else budget)
+    return replace(rule, blocks=blocks, budget=budget)
 
 
 @dataclass(frozen=True)
@@ -142,22 +144,13 @@ def relevant_clip(text: str, claim: str, limit: int) -> str:
     return " ".join(sentences[i] for i in sorted(kept))[:limit]
 
 
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
-
-
-def folded(text: str) -> str:
-    """normalize_title without accents and possessive 's, as a claim writes a name ("Gisele", "Swint")."""
-    text = _POSSESSIVE.sub("", html.unescape(text))
-    return normalize_title("".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)))
-
-
 def chain_groups(claim: str, documents: list[dict], rule: ReadingRule) -> tuple[list[dict], list[dict], list[dict]]:
     """(named by the claim, named by their texts, the rest), each in selection order: the order a reader follows
     the claim. With `rule.one_per_base`, of several named documents sharing the base title the claim names ("The
     Apprentice (U.S. season 8)", "... season 13"), those whose whole title the claim names stay named, else the
     first selected; the others go to the rest."""
-    norm = folded if rule.fold else normalize_title
-    name = folded if rule.fold else (lambda title: title)
+    norm = name_folded if rule.fold else normalize_title
+    name = name_folded if rule.fold else (lambda title: title)
     said = norm(claim)
     named = [d for d in documents if mentions(name(base_title(d["title"])), said)]
     if rule.one_per_base:
@@ -176,15 +169,14 @@ def chain_groups(claim: str, documents: list[dict], rule: ReadingRule) -> tuple[
     return named, linked, [d for d in documents if d["title"] not in seen]
 
 
-def chain_order(claim: str, documents: list[dict], rule: ReadingRule = READINGS[READING]) -> list[dict]:
+def chain_order(claim: str, documents: list[dict], rule: ReadingRule) -> list[dict]:
     """The documents in chain order (chain_groups). Measured on the 200 HotpotQA questions' selections, passages
     read within 2,400 characters hold every gold passage for 0.77 of them in this order, 0.68 in selection order
     (0.65 ordered by embedding similarity to the question)."""
     return [d for group in chain_groups(claim, documents, rule) for d in group]
 
 
-def passages_read(documents: list[dict], claim: str | None = None,
-                  rule: ReadingRule = READINGS[READING]) -> list[dict]:
+def passages_read(documents: list[dict], claim: str | None, rule: ReadingRule) -> list[dict]:
     """The documents read, in chain order for `claim` (selection order without one): each up to its cap (the rule's
     lower cap off the chain), skipping one that would overrun the budget so a shorter one after it still fits;
     always at least the first."""
@@ -215,13 +207,13 @@ def passage_messages(claim: str, passages: list[dict]) -> list[dict]:
     return [{"role": "system", "content": PASSAGES_SYSTEM}, {"role": "user", "content": user}]
 
 
-def hidden_state(engine, messages: list[dict], blocks: int = READ_BLOCKS) -> np.ndarray:
+def hidden_state(engine, messages: list[dict], blocks: int) -> np.ndarray:
     """The state the head reads: after `blocks` blocks of the local model (`engine`:
     claimhop.lm.local_engine.LlamaCppEngine), at the position where its answer would start."""
     return engine.last_hidden_state(messages, blocks=None if blocks == MODEL_BLOCKS else blocks)
 
 
-def read_passages(engine, claim: str, documents: list[dict], rule: ReadingRule = READINGS[READING]) -> Reading:
+def read_passages(engine, claim: str, documents: list[dict], rule: ReadingRule) -> Reading:
     """One pass of the local model over the claim and the passages the rule reads."""
     passages = passages_read(documents, claim, rule)
     state = hidden_state(engine, passage_messages(claim, passages), rule.blocks)

@@ -1,15 +1,19 @@
 """Stage 6, the verdict (node `verify`), by default (verifier=passages): the model reads the claim with the best
-passages of the selected documents whole, in one pass; a learned head turns what it read into the verdict
-(claimhop.program.verify.head); each fact of the claim is quoted from the passages read
-(claimhop.program.verify.quotes). A claim that no selected document names gets INSUFFICIENT_INFO with no model call.
-The other verifiers (facts, qa, single) are in verify_*.py, chosen in claimhop.program.choices."""
+passages of the selected documents whole, in one pass (reading.py); a learned head turns what it read into the
+verdict (head.py); each fact of the claim (facts.py) is quoted from the passages read (quotes.py). A claim that no
+selected document names gets INSUFFICIENT_INFO with no model call (coverage.py). The head is loaded once, when the
+stage is built, and says how the passages are read (a head is trained for one reading). The other verifiers (facts,
+qa, single) are in alternatives/, chosen in claimhop.program.choices. Measurements (`claimhop eval-verify`,
+benchmarks) run this same module, with a reader of saved states and a held-out claim's fold head."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import dspy
+import numpy as np
 
 from claimhop.lm.classify import classify
 from claimhop.lm.provider import LOCAL, get_lm, local_engine
@@ -23,6 +27,7 @@ from claimhop.program.verify.facts import SplitsClaims
 from claimhop.program.verify.head import VerdictHead, decide, head_file, load_head
 from claimhop.program.verify.quotes import quotes_for
 from claimhop.program.verify.reading import (
+    ReadingRule,
     hidden_state,
     passage_messages,
     passages_read,
@@ -34,6 +39,14 @@ from state.schema import Evidence, SelectedDoc
 OPPOSITE_CONFIDENCE = 0.6  # a sentence read says the opposite of the claim: the least a CONTRADICTED verdict says
 NOTHING_CONFIDENCE = 0.95  # a claim whose names no selected document mentions: not settled, and sure of it
 FAILED = {"supported": 0.0, "contradicted_if_not": 0.0, "yes": 0.0, "failed": 1.0}
+# What reads the model's state for a prompt (chat messages) as a reading rule says: the local model by default; a
+# measurement passes one that reuses saved states (claimhop.evaluation.verifier_features.saved_state_reader).
+StateReader = Callable[[list[dict], ReadingRule], np.ndarray]
+
+
+def local_state(messages: list[dict], rule: ReadingRule) -> np.ndarray:
+    """The local model's state for the prompt, after the rule's blocks."""
+    return hidden_state(local_engine(), messages, rule.blocks)
 
 
 @dataclass
@@ -67,6 +80,7 @@ class ToVerify:
     planned_facts: list[str] | None = None
     looked_up: list[str] = field(default_factory=list)
     sub_questions: list[str] = field(default_factory=list)
+    uid: str | None = None
 
 
 def nothing_to_go_on(case: ToVerify) -> VerifyResult | None:
@@ -82,28 +96,44 @@ def nothing_to_go_on(case: ToVerify) -> VerifyResult | None:
 class Verify(SplitsClaims):
     """verifier=passages: one pass over the claim and the passages read; the head decides."""
 
-    def __init__(self, settings: Context) -> None:
+    def __init__(self, settings: Context, read_state: StateReader = local_state, head: VerdictHead | None = None
+                 ) -> None:
         super().__init__(settings)
         self.judge_passages = dspy.Predict(JudgeClaimOnPassages)  # a served model without logprobs
+        # the run's head (the collection's own, if trained); a measurement comparing heads passes one
+        self.head = head or load_head(head_file(settings.corpus_path, settings.index_dir))
+        self.read_state = read_state
+
+    @property
+    def reading(self) -> ReadingRule:
+        """How this stage reads: as its head was trained to (its provenance names the rule, layer and budget)."""
+        return self.head.reading
 
     def forward(self, case: ToVerify) -> VerifyResult:
         ctx, claim = self.settings, case.claim
         if (empty := nothing_to_go_on(case)) is not None:
             return empty
         facts, degraded, split_calls = self.atomic_facts(claim, case.claim_entities, case.planned_facts)
-        head = load_head(head_file(ctx.corpus_path, ctx.index_dir))  # the collection's own head, if trained
-        passages = passages_read(case.selected, claim, head.reading)
-        probs, failed = call_lm(ctx, "verify", lambda: passage_probabilities(ctx.model, claim, passages,
-                                                                             self.judge_passages, head),
+        passages = passages_read(case.selected, claim, self.reading)
+        probs, failed = call_lm(ctx, "verify", lambda: self.probabilities(claim, passages, case.uid),
                                 lambda: dict(FAILED))
         degraded = joined(degraded, failed)
         quotes = quotes_for([f["text"] for f in facts], passages)
-        verdict, confidence, probs = judged(probs, quotes, head.threshold)
+        verdict, confidence, probs = judged(probs, quotes, self.head.threshold)
         evidence, records = quoted_facts(facts, quotes, verdict, confidence)
         return VerifyResult(verdict, evidence, split_calls + calls_made(ctx, "verify"),
                             f"confidence {confidence:.2f}; read {len(passages)} passages", confidence=confidence,
                             reason=reason_of(verdict, probs, len(passages)), facts=records, degraded=degraded,
                             read=[p["title"] for p in passages], probabilities=probs, quotes=quotes)
+
+    def probabilities(self, claim: str, passages: list[dict], uid: str | None = None) -> dict[str, float]:
+        """P(supported), P(contradicted | not supported) and the model's own P(yes) for the claim on these passages.
+        The local model: one pass, the head reads its state. Another model: its P(yes) through logprobs (or its
+        yes/no through DSPy), calibrated as the head file says; it cannot tell contradicted from unsettled."""
+        messages = passage_messages(claim, passages)
+        if (self.settings.model or LOCAL) == LOCAL:
+            return self.head.probabilities(self.read_state(messages, self.reading), uid)
+        return served_probabilities(self.settings.model, claim, passages, messages, self.judge_passages, self.head)
 
 
 def judged(probs: dict[str, float], quotes: list[list[dict]], threshold: float
@@ -149,20 +179,13 @@ def quoted_facts(facts: list[dict], quotes: list[list[dict]], verdict: str, conf
     return evidence, records
 
 
-def passage_probabilities(model: str, claim: str, passages: list[dict], predictor: dspy.Predict | None = None,
-                          head: VerdictHead | None = None) -> dict[str, float]:
-    """P(supported), P(contradicted | not supported) and the model's own P(yes) for the claim on these passages.
-    The local model: one pass, the head reads its hidden state. Another model: its P(yes) through logprobs (or
-    its yes/no through DSPy), calibrated as the head file says; it cannot tell contradicted from unsettled."""
-    head = head or load_head()
-    messages = passage_messages(claim, passages)
-    if (model or LOCAL) == LOCAL:
-        return head.probabilities(hidden_state(local_engine(), messages, head.reading.blocks))
-
+def served_probabilities(model: str, claim: str, passages: list[dict], messages: list[dict],
+                         predictor: dspy.Predict, head: VerdictHead) -> dict[str, float]:
+    """A served model's P(yes) for the claim on the passages (logprobs, or its yes/no through DSPy), calibrated to
+    P(supported) as the head file says."""
     def ask_dspy() -> str:
         with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):
-            judge = predictor or dspy.Predict(JudgeClaimOnPassages)
-            return judge(documents=[f"[{p['title']}] {p['text']}" for p in passages], claim=claim).supported
+            return predictor(documents=[f"[{p['title']}] {p['text']}" for p in passages], claim=claim).supported
 
     p_yes = classify(model, JudgeClaimOnPassages, messages[1]["content"], ("yes", "no"), ask_dspy)["yes"]
     p_yes = min(max(p_yes, 1e-6), 1 - 1e-6)

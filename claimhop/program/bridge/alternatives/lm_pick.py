@@ -9,7 +9,7 @@ import dspy
 from claimhop.program.bridge.stage import Bridge
 from claimhop.program.outputs import clean_list
 from claimhop.program.runtime import call_lm, calls_made
-from claimhop.signatures import PickBridgingEntities
+from claimhop.signatures import MAX_REPLY_ITEMS, PickBridgingEntities
 
 
 class BridgeWithModelPick(Bridge):
@@ -26,6 +26,7 @@ class BridgeWithModelPick(Bridge):
         picked, degraded = call_lm(
             ctx, "bridge",
             lambda: clean_list(self.predict(claim=claim, sub_questions=sub_questions, candidates=shown).entities,
-                               ctx.max_bridge_entities),
+                               # a reply holds no more names; `choose` fills up to max_bridge_entities from the ranking
+                               min(ctx.max_bridge_entities, MAX_REPLY_ITEMS)),
             list)  # failed: the entity ranking's best are taken instead
         return picked, degraded, calls_made(ctx, "bridge")

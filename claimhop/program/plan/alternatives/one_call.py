@@ -5,14 +5,9 @@ from __future__ import annotations
 import dspy
 
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan.stage import (
-    MAX_FACTS,
-    MAX_NAMES,
-    PlanResult,
-    names_to_look_up,
-)
+from claimhop.program.plan.stage import PlanResult, names_to_look_up
 from claimhop.program.runtime import call_lm, calls_made
-from claimhop.signatures import PlanClaim
+from claimhop.signatures import MAX_REPLY_ITEMS, PlanClaim
 from state.context import Context
 
 
@@ -31,7 +26,8 @@ class PlanOneCall(dspy.Module):
 
         def ask() -> tuple[list[str], list[str]]:
             out = self.one_call(claim=claim)
-            return clean_list(out.sub_questions, MAX_FACTS)[: ctx.max_sub_questions], clean_list(out.entities, MAX_NAMES)
+            return (clean_list(out.sub_questions, MAX_REPLY_ITEMS)[: ctx.max_sub_questions],
+                    clean_list(out.entities, MAX_REPLY_ITEMS))
 
         (questions, names), degraded = call_lm(ctx, "decompose", ask, lambda: ([claim], []),
                                                usable=lambda out: bool(out[0]), cost_step=self.cost_step)

@@ -7,12 +7,10 @@ from __future__ import annotations
 import dspy
 
 from claimhop.program.outputs import clean_list
-from claimhop.program.plan.stage import MAX_NAMES, GapResult, PlanResult
+from claimhop.program.plan.stage import GapResult, PlanResult
 from claimhop.program.runtime import call_lm, calls_made
-from claimhop.signatures import DecomposeClaim, EarlyGapAnalysis
+from claimhop.signatures import MAX_REPLY_ITEMS, DecomposeClaim, EarlyGapAnalysis
 from state.context import Context
-
-MAX_FACTS_NEEDED = 6  # the gap analysis's facts shown in the trace (HoVer claims rest on 2-4)
 
 
 class PlanTwoCalls(dspy.Module):
@@ -47,12 +45,12 @@ class EarlyGap(dspy.Module):
 
         def ask() -> GapResult:
             out = self.predict(claim=claim)
-            return GapResult(facts_needed=clean_list(out.facts_needed, MAX_FACTS_NEEDED),
-                             entities=clean_list(out.entities, MAX_NAMES),
+            return GapResult(facts_needed=clean_list(out.facts_needed, MAX_REPLY_ITEMS),
+                             entities=clean_list(out.entities, MAX_REPLY_ITEMS),
                              queries=clean_list(out.queries, ctx.tuning.max_gap_queries))
 
         gap, degraded = call_lm(ctx, "early_gap", ask, lambda: GapResult([], [], [claim]), usable=lambda g: bool(g.queries))
         gap.queries = clean_list(gap.queries, ctx.tuning.max_gap_queries) or [claim]
-        gap.entities = clean_list(gap.entities, MAX_NAMES)
+        gap.entities = clean_list(gap.entities, MAX_REPLY_ITEMS)
         gap.degraded, gap.calls = degraded, calls_made(ctx, "early_gap")
         return gap

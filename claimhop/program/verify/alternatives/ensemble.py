@@ -31,7 +31,7 @@ class EnsembleRule:
     contradict_threshold: float = 0.6
     min_alignment: float = 0.3
     confidence_slope: float = 0.0
-    alignment_weight: float = 0.5
+    alignment_weight: float = 0.5  # no setting: alignment's power in a SUPPORTED confidence; not tuned (9b03c4d)
 
     @classmethod
     def from_settings(cls, settings) -> EnsembleRule:

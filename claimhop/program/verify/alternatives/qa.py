@@ -37,6 +37,10 @@ from claimhop.signatures import AnswerFromEvidence
 Ask = Callable[[list[str], str, list[str]], dict[str, float]]  # (numbered evidence, question, options) -> P(option)
 RESOLVED = 0.5  # a description takes the chosen name only when the model gives it at least even odds (qa_resolve)
 PER_DOCUMENT = 2  # a subject's article often states the value in its second sentence
+# A title of two to four capitalised words reads as a person's name ("Cherie Currie"), whose surname an article
+# uses alone (full_name); set by hand (655ce85), not tuned.
+PERSON_MIN_WORDS = 2  # capitalised words of a person-like title, at least
+PERSON_MAX_WORDS = 4  # ... and at most
 
 
 def ask_model(model: str, evidence: list[str], question: str, options: list[str],
@@ -97,7 +101,8 @@ def full_name(answer: str, title: str) -> str:
     Jett and the Blackhearts", nor "Kristen Stewart" "Kristen Stewart filmography"."""
     named = base_title(title)
     words, title_words = normalize_title(answer).split(), normalize_title(named).split()
-    person_like = 2 <= len(named.split()) <= 4 and all(word[:1].isupper() for word in named.split())
+    person_like = (PERSON_MIN_WORDS <= len(named.split()) <= PERSON_MAX_WORDS
+                   and all(word[:1].isupper() for word in named.split()))
     if person_like and 0 < len(words) < len(title_words) and title_words[-len(words):] == words:
         return named
     return answer

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from state.context import Context
 
-ROOT = Path(__file__).resolve().parents[1]
+# the folder holding the installed packages (this file is claimhop/program/fingerprint.py): the code hashed
+ROOT = Path(__file__).resolve().parents[2]
 EVERY_PACKAGE = ("graph", "nodes", "state", "claimhop")
 # The interfaces (CLI, server) decide no result.
 NOT_RESULTS = {"claimhop/cli", "claimhop/server"}
