@@ -2,7 +2,9 @@
 
 Why not only Kuzu: following links is all the bridge step needs, and that part of the graph takes seconds to
 compute (an Aho-Corasick pass over the corpus), whereas the Kuzu graph also embeds every section and takes most
-of an hour on 2 cores. So the links are computed on first use and saved once (`links.npz`, no pickles). The Kuzu
+of an hour on 2 cores. So the links are computed on first use and saved once (`links.npz`, no pickles); the bundled
+corpus's are shipped (claimhop/data/corpus.links.npz, made by `python -m benchmarks.shipped_links`), since they are the
+same on every machine and take ~40 s to compute here. The Kuzu
 build matches titles with the same code (`claimhop.retrieval.title_mentions`); a test checks the two agree edge for edge."""
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 from tqdm import tqdm
 
 from claimhop.atomic import atomic_path
+from claimhop.data import bundled
 from claimhop.retrieval.title_mentions import (
     common_words,
     named_articles,
@@ -27,6 +30,7 @@ from claimhop.retrieval.title_mentions import (
 )
 
 LINKS_FILE = "links.npz"
+SHIPPED_LINKS = bundled("corpus.links.npz")  # the bundled corpus's, the same on every machine
 
 
 def build_links(titles: list[str], texts: list[str]) -> list[list[int]]:
@@ -125,19 +129,26 @@ _LOCK = threading.Lock()
 
 
 def article_links(folder: Path, titles: list[str], texts: list[str], corpus_sha256: str) -> ArticleLinks:
-    """The corpus's links: from memory, else from `folder/links.npz` when it was made from this corpus, else
-    computed (seconds) and saved there for the next process."""
+    """The corpus's links: from memory, else from `folder/links.npz` or the shipped file when made from this corpus,
+    else computed (seconds to a minute) and saved there for the next process."""
     key = (str(folder), corpus_sha256)
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]
-        links = ArticleLinks.load(folder / LINKS_FILE)
-        if links is None or links.corpus_sha256 != corpus_sha256 or len(links.offsets) != len(titles) + 1:
+        links = next((found for found in map(ArticleLinks.load, (folder / LINKS_FILE, SHIPPED_LINKS))
+                      if found is not None and found.corpus_sha256 == corpus_sha256
+                      and len(found.offsets) == len(titles) + 1), None)
+        if links is None:
             links = ArticleLinks.from_lists(build_links(titles, texts), corpus_sha256)
-            with atomic_path(folder / LINKS_FILE, suffix=".tmp.npz") as tmp:
-                np.savez(tmp, offsets=links.offsets, targets=links.targets, corpus_sha256=np.array(corpus_sha256))
+            save_links(links, folder / LINKS_FILE)
         _CACHE[key] = links
         return links
+
+
+def save_links(links: ArticleLinks, path: Path) -> None:
+    """Written whole or not at all (a temporary file, then renamed)."""
+    with atomic_path(path, suffix=".tmp.npz") as tmp:
+        np.savez(tmp, offsets=links.offsets, targets=links.targets, corpus_sha256=np.array(links.corpus_sha256))
 
 
 def rank_linked(pairs: list[tuple[int, int]], article_ids: list[int], limit: int,

@@ -161,3 +161,20 @@ def test_idf_weighted_link_following_prefers_a_specific_article_to_one_every_art
     pairs = links.pairs([0, 1])
     assert rank_linked(pairs, [0, 1], 1) == [(0, 4)]
     assert rank_linked(pairs, [0, 1], 1, weight=links.specificity) == [(0, 5)]
+
+
+def test_the_bundled_corpus_reads_its_shipped_link_table_instead_of_computing_it(tmp_path, monkeypatch):
+    """The bundled corpus's table is the same on every machine: a fresh index folder uses the shipped file (made from
+    this very corpus) and computes nothing; another corpus still gets its own."""
+    import claimhop.retrieval.article_links as article_links
+    from claimhop.retrieval.corpus import load_corpus
+
+    corpus = load_corpus()
+    monkeypatch.setattr(article_links, "_CACHE", {})
+    monkeypatch.setattr(article_links, "build_links", lambda *a: pytest.fail("computed the shipped table again"))
+    links = article_links.article_links(tmp_path, corpus.titles, corpus.texts, corpus.sha256)
+    assert links.corpus_sha256 == corpus.sha256 and links.count == len(corpus.titles)
+    assert not (tmp_path / article_links.LINKS_FILE).exists()
+    monkeypatch.setattr(article_links, "build_links", lambda titles, texts: [[1], []])
+    other = article_links.article_links(tmp_path, ["A", "B"], ["B is here.", "nothing"], "another corpus")
+    assert other.pairs() == [(0, 1)] and (tmp_path / article_links.LINKS_FILE).is_file()

@@ -25,7 +25,7 @@ def test_entity_matches_lift_a_weakly_retrieved_document():
     assert ranked[0]["claim_entities"] == ["Cherie Currie"]
 
 
-def test_matching_claim_and_gap_entities_earns_the_bonus():
+def test_matching_claim_names_and_looked_up_names_earns_the_bonus():
     candidates = {
         "A": cand("A", "Mentions Steve Augeri and Journey.", 0.01),
         "B": cand("B", "Mentions Steve Augeri only.", 0.01),

@@ -13,15 +13,16 @@ from state.schema import Candidate
 DOCS_SCANNED = 30  # the best candidates whose names are ranked (NER on more costs time and adds noise)
 KEPT = 40  # names kept for the bridge (it looks up at most max_bridge_entities of them)
 CLAIM_ARTICLE_BONUS = 3.0  # follow the links of the claim's own articles before re-searching names it already gave
-NAMED_BONUS = 1.0  # a name the claim's entities or the gap analysis give: per list, what a top document's mention adds
+NAMED_BONUS = 1.0  # a name among the claim's entities or the names looked up: what a top document's mention adds
 IN_CLAIM_BONUS = 2.0  # ... and more when the claim or a sub-question spells it out; both set in ff51bcf, not tuned
 
 
 def rank_uncovered_entities(claim: str, sub_questions: list[str], candidates: dict[str, Candidate],
-                            claim_entities: list[str], gap_entities: list[str]) -> list[str]:
+                            claim_entities: list[str], looked_up: list[str]) -> list[str]:
     """Entities not yet the title of a candidate, scored by the retrieval scores of the documents naming them,
-    plus a boost when the claim or the gap analysis names them too, and when they stand in the article of an
-    entity the claim names (that article is where the next hop starts: "Chandgi Ram" -> "1970 Asian Games")."""
+    plus a boost when the claim or a look-up (the plan, the bridge, the gap loop) named them too, and when they stand
+    in the article of an entity the claim names (that article is where the next hop starts: "Chandgi Ram" -> "1970
+    Asian Games")."""
     best = sorted(candidates.values(), key=lambda c: -c["retrieval_score"])[:DOCS_SCANNED]
     if not best:
         return []
@@ -36,7 +37,7 @@ def rank_uncovered_entities(claim: str, sub_questions: list[str], candidates: di
             key = normalize_title(entity)
             names.setdefault(key, entity)
             scores[key] += cand["retrieval_score"] / top + (CLAIM_ARTICLE_BONUS if from_claim_article else 0.0)
-    for entity in [*claim_entities, *gap_entities]:
+    for entity in [*claim_entities, *looked_up]:
         key = normalize_title(entity)
         names.setdefault(key, entity)
         scores[key] += NAMED_BONUS
