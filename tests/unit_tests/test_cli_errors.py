@@ -19,6 +19,7 @@ def claimhop(*args: str) -> subprocess.CompletedProcess:
      (["check", "A claim.", "--set", "top_k=0"], "top_k"),
      (["check", "A claim.", "--set", "max_hops=3"], "max_hops"),
      (["index", "--corpus", "/no/such/corpus.jsonl"], "corpus file not found"),
+     (["setup", "--corpus", "/no/such/folder"], "corpus file not found"),
      (["check", "A claim.", "--set", "program_path=/no/such/program.json"], "program_path: no program at"),
      (["check", "A claim.", "--set", "retriever=no_such_module:make"], "retriever 'no_such_module:make' cannot be loaded"),
      (["check", "A claim.", "--set", "reranker=no_such_module:make"], "reranker 'no_such_module:make' cannot be loaded"),
