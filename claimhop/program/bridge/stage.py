@@ -1,7 +1,7 @@
 """Stage 3, the bridge (nodes `extract_entities` and `bridge`): the names in the found documents that no search
 has covered yet, ranked by how strongly the retrieval points at them (spaCy NER); the best of them looked up by
 title, then search; and the best documents' links followed. By default (bridge_pick=ranking) no model call; with
-bridge_pick=lm the model picks among the names too (bridge_lm_pick.py)."""
+bridge_pick=lm the model picks among the names too (alternatives/lm_pick.py)."""
 
 from __future__ import annotations
 

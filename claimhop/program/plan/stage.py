@@ -2,8 +2,8 @@
 
 The default (planner=facts): one model call splits the claim into its atomic facts, which are the sub-questions
 the first hop searches and later the facts the verifier quotes, and names the entities whose articles to look up
-(they are the early gap queries: a name finds its own article). The other planners are in plan_one_call.py and
-plan_two_calls.py, chosen in claimhop.program.choices."""
+(they are the early gap queries: a name finds its own article). The other planners are in alternatives/one_call.py
+and alternatives/two_calls.py, chosen in claimhop.program.choices."""
 
 from __future__ import annotations
 
