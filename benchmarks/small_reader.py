@@ -213,18 +213,10 @@ def small_folder(rule, layer: int) -> Path:
 
 def read_pass(server, messages: list[dict]) -> tuple[np.ndarray, float, int]:
     """One embeddings pass as LlamaCppEngine.last_hidden_state makes it: (state, seconds, prompt tokens)."""
-    from claimhop.lm.local_engine import LocalModelError, chatml
+    from claimhop.lm.local_engine import embedding_pass, state_from
 
-    started = time.perf_counter()
-    result = server.handle_embeddings({"input": [chatml(messages)], "embd_normalize": -1})
-    seconds = time.perf_counter() - started
-    try:
-        state = np.asarray(result["data"][0]["embedding"], dtype=np.float32)
-    except (TypeError, KeyError, IndexError):
-        message = result.get("error", result) if isinstance(result, dict) else result
-        raise LocalModelError(f"no hidden state: {str(message)[:200]}") from None
-    tokens = int(((result or {}).get("usage") or {}).get("prompt_tokens") or 0)
-    return state, seconds, tokens
+    result, seconds, tokens = embedding_pass(server, messages)
+    return state_from(result), seconds, tokens
 
 
 def warm_up(server) -> None:

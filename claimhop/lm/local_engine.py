@@ -144,6 +144,25 @@ class StateReader:
         return cls(xllamacpp.Server(server_params(path, options)), blocks)
 
 
+def embedding_pass(server, messages: list[dict]) -> tuple[Any, float, int]:
+    """One embeddings pass of a llama.cpp instance over the chat-templated prompt: its reply, the seconds it took
+    and the prompt's tokens (0 when the reply says none)."""
+    started = time.perf_counter()
+    result = server.handle_embeddings({"input": [chatml(messages)], "embd_normalize": -1})
+    seconds = time.perf_counter() - started
+    prompt = int(((result or {}).get("usage") or {}).get("prompt_tokens") or 0) if isinstance(result, dict) else 0
+    return result, seconds, prompt
+
+
+def state_from(result: Any) -> np.ndarray:
+    """The hidden state an embeddings pass returned, or a clear error saying what came back instead."""
+    try:
+        return np.asarray(result["data"][0]["embedding"], dtype=np.float32)
+    except (TypeError, KeyError, IndexError):
+        message = result.get("error", result) if isinstance(result, dict) else result
+        raise LocalModelError(f"local model returned no hidden state: {str(message)[:200]}") from None
+
+
 class LlamaCppEngine:
     """Implements DSPy's engine contract (complete(Request) -> Response) over xllamacpp.Server."""
 
@@ -197,18 +216,11 @@ class LlamaCppEngine:
         evicts the prompt a chat call left cached on this instance's one slot."""
         reader = self.reader(blocks)
         with self._lock:
-            started = time.perf_counter()
-            result = reader.server.handle_embeddings({"input": [chatml(messages)], "embd_normalize": -1})
-            seconds = time.perf_counter() - started
+            result, seconds, prompt = embedding_pass(reader.server, messages)
             self.calls += 1
-            prompt = int(((result or {}).get("usage") or {}).get("prompt_tokens") or 0) if isinstance(result, dict) else 0
             self.prompt_tokens += prompt
             LEDGER.record(prompt=prompt, output=0, cached=0, seconds=seconds, asked=True)
-        try:
-            return np.asarray(result["data"][0]["embedding"], dtype=np.float32)
-        except (TypeError, KeyError, IndexError):
-            message = result.get("error", result) if isinstance(result, dict) else result
-            raise LocalModelError(f"local model returned no hidden state: {str(message)[:200]}") from None
+        return state_from(result)
 
     def reader(self, blocks: int | None = None) -> StateReader:
         """The instance that reads hidden states after `blocks` blocks, loaded on first use; one at a time (a
