@@ -9,7 +9,8 @@ quotes), its states read once and saved (claimhop.evaluation.verifier_features.s
 - `before`: the bundled head as shipped at 9569faa, without the quote rule: the rows recorded then (the committed
   NAME/verdicts.jsonl; that code is gone);
 - `bundled`: the bundled head;
-- `collection`: the head `claimhop train-verifier --corpus FOLDER` trained on that folder's own documents.
+- `collection`: the head `claimhop train-verifier --corpus FOLDER` trained on that folder's own documents;
+- any head `--head NAME=FILE` names (`{set}` in FILE: the set's name, for a head trained without that set).
 The claim is quoted as one fact (the recall-only rows keep no plan). Paired by claim with exact McNemar.
 
     python -m benchmarks.out_of_domain --sets healthver,climate-fever --root /work/ood --out docs/results/out-of-domain
@@ -53,19 +54,23 @@ def evidence_recall(rows: list[dict], k: int) -> float | None:
     return float(np.mean(hits)) if hits else None
 
 
-def heads_for(folder: Path) -> dict[str, object]:
-    """The heads compared on the set: the bundled one and the collection's own, when trained."""
+def heads_for(folder: Path, name: str, more: dict[str, str] | None = None) -> dict[str, object]:
+    """The heads compared on the set: the bundled one, the collection's own when trained, and `more` (NAME: FILE,
+    `{set}` in FILE standing for the set's name)."""
     from claimhop.program.verify.head import HEAD_FILE, collection_head, load_head
 
     heads = {"bundled": load_head(HEAD_FILE)}
     trained = collection_head(str(folder))
     if trained is not None:
         heads["collection"] = load_head(trained)
+    for head_name, pattern in (more or {}).items():
+        heads[head_name] = load_head(Path(pattern.format(set=name)))
     return heads
 
 
 def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[str, list[str]],
-                 cached_only: bool = False, recorded: list[dict] | None = None) -> list[dict]:
+                 cached_only: bool = False, recorded: list[dict] | None = None, more_heads: dict[str, str] | None = None
+                 ) -> list[dict]:
     """One row per (claim, head): the verdict, its probabilities and what was read; `before` from the `recorded`
     rows. `cached_only`: only the claims whose states every head has read already (no model call; a stopped run
     reports what it read)."""
@@ -84,7 +89,7 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
 
     corpus = search_engine(str(folder)).corpus
     settings = Context.from_any({"corpus_path": str(folder)})
-    stages = {head_name: Verify(settings, saved_state_reader(), head) for head_name, head in heads_for(folder).items()}
+    stages = {head_name: Verify(settings, saved_state_reader(), head) for head_name, head in heads_for(folder, name, more_heads).items()}
     before = {row["uid"]: row for row in recorded or [] if row.get("head") == "before"}
     rows = []
     for claim in tqdm(claims, desc=f"{name} verdicts", unit="claim"):
@@ -116,7 +121,7 @@ def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
     lines += ["", "| claimhop head | 3-class macro-F1 | accuracy | contradicted recognised | supported right | "
               "not-enough-info right | s a verdict (median; a saved state is not read again) |", "|---|---|---|---|---|---|---|"]
     correct: dict[str, dict[str, bool]] = {}
-    for head in HEADS:
+    for head in heads_in(verdicts):
         rows = [r for r in verdicts if r["head"] == head]
         if not rows:
             continue
@@ -129,13 +134,19 @@ def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
                      f"{per['INSUFFICIENT_INFO'][0]}/{per['INSUFFICIENT_INFO'][1]} | "
                      f"{np.median(read) if read else 0:.1f} |")
     lines.append("")
-    for head in ("bundled", "collection"):
-        if head in correct and "before" in correct:
+    for head in heads_in(verdicts):
+        if head != "before" and head in correct and "before" in correct:
             only_new = sum(correct[head][u] and not correct["before"][u] for u in correct[head])
             only_old = sum(correct["before"][u] and not correct[head][u] for u in correct[head])
             lines.append(f"- {head} vs before, paired on {len(correct[head])} claims: right only with {head} "
                          f"{only_new}, only before {only_old} (exact McNemar p = {mcnemar_exact(only_new, only_old):.2g})")
     return lines + [""]
+
+
+def heads_in(verdicts: list[dict]) -> list[str]:
+    """The heads of the rows, the fixed ones first."""
+    named = list(dict.fromkeys(r["head"] for r in verdicts))
+    return [h for h in HEADS if h in named] + [h for h in named if h not in HEADS]
 
 
 def fmt(value: float | None) -> str:
@@ -149,13 +160,14 @@ def plot(summary: dict[str, dict[str, float]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     names = list(summary)
+    heads = list(dict.fromkeys(h for n in names for h in summary[n]))
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    width = 0.8 / len(HEADS)
-    for i, head in enumerate(HEADS):
+    width = 0.8 / len(heads)
+    for i, head in enumerate(heads):
         ys = [summary[n].get(head, 0.0) for n in names]
         ax.bar(np.arange(len(names)) + i * width, ys, width, label=head)
     ax.axhline(100 / 3, color="grey", linestyle=":", label="chance (3 labels)")
-    ax.set_xticks(np.arange(len(names)) + width * (len(HEADS) - 1) / 2)
+    ax.set_xticks(np.arange(len(names)) + width * (len(heads) - 1) / 2)
     ax.set_xticklabels(names)
     ax.set_ylabel("3-class macro-F1")
     ax.set_title("Verdicts outside Wikipedia, on claimhop's 21 documents")
@@ -175,7 +187,10 @@ def main() -> None:
     parser.add_argument("--cached-only", action="store_true", help="only claims whose states are read already")
     parser.add_argument("--rows", help="folder holding NAME/eval.jsonl of the recall-only runs (default: --out); "
                         "the committed copy keeps no claim text (NAME/retrieval.jsonl)")
+    parser.add_argument("--head", action="append", default=[], metavar="NAME=FILE",
+                        help="another head to compare ({set} in FILE: the set's name)")
     args = parser.parse_args()
+    more_heads = dict(pair.split("=", 1) for pair in args.head)
     out = Path(args.out)
     lines, summary = ["# Claims outside Wikipedia", ""], {}
     for name in args.sets.split(","):
@@ -192,11 +207,11 @@ def main() -> None:
         claims = [c for c in claims if c["uid"] in retrieved]
         recorded = out / name / "verdicts.jsonl"
         verdicts = verdict_rows(name, root / "documents", claims, retrieved, args.cached_only,
-                                rows_in(recorded) if recorded.is_file() else [])
+                                rows_in(recorded) if recorded.is_file() else [], more_heads)
         write_text(out / name / "verdicts.jsonl", "".join(json.dumps(r) + "\n" for r in verdicts))
         lines += table(name, eval_rows, verdicts)
         summary[name] = {h: macro_f1([(r["label"], r["verdict"]) for r in verdicts if r["head"] == h])
-                         for h in HEADS if any(r["head"] == h for r in verdicts)}
+                         for h in heads_in(verdicts)}
     write_text(out / "README.md", "\n".join(lines) + "\n")
     plot(summary, out / "macro-f1.png")
     print("\n".join(lines))

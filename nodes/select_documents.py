@@ -16,7 +16,8 @@ def select_documents(state: State, runtime: Runtime[Context]) -> dict:
     that chain them."""
     out = stages_for(settings_of(runtime)).select(
         candidates=state.get("candidates", {}), claim_entities=state.get("claim_entities", []),
-        looked_up=state.get("looked_up", []), claim_ranking=state.get("claim_ranking", []))
+        looked_up=state.get("looked_up", []), claim_ranking=state.get("claim_ranking", []),
+        claim=state.get("claim", ""))
     selected = out.selected
     emit("select_documents", event="selection", candidates=out.pooled,
          selected=[{"rank": d["rank"], "title": d["title"], "score": d["score"]} for d in selected])

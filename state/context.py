@@ -78,6 +78,10 @@ class Context:
         21, "The claim's own search results that may be kept beside what the hops found.", 0, 100, group="selection")
     claim_floor: int = setting(
         10, "The claim's own first search results that are always kept.", 0, 100, group="selection")
+    unnamed_order: Literal["claim", "score"] = setting(
+        "claim", "The order of the documents kept when the claim names none of them (a scientific claim names no "
+        "paper): as one search of the claim ranks them ('claim'; the verifier reads the first few), or by selection "
+        "score ('score', as for a claim that names its documents).", group="selection")
     # verification
     verifier: Literal["passages", "facts", "qa", "single"] = setting(
         "passages", "How the verdict is reached: the model reads the best passages whole and a learned head decides "

@@ -587,6 +587,12 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     if on_retrieved and not all((on_retrieved / name).is_file() for name in ("claims.jsonl", "eval.jsonl")):
         raise UsageError(f"--retrieved-synthetic {on_retrieved}: needs claims.jsonl and eval.jsonl (the default is a "
                          "claimhop clone's committed folder, see its README), or --no-retrieved-synthetic")
+    real = Path(args.real_claims) if args.real_claims else None
+    if real and not real.is_file():
+        raise UsageError(f"--real-claims {real}: no such file")
+    if real and not Path(args.real_root).is_dir():
+        raise UsageError(f"--real-root {args.real_root}: no such folder (make the sets' folders with "
+                         "`python -m benchmarks.claim_sets`)")
     if not synthetic.is_file():
         if args.questions < 10:
             raise UsageError("--questions must be at least 10")
@@ -600,7 +606,8 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else HEAD_FILE
     result = train_verifier(synthetic, retrieved, out, out.with_suffix(".json"), use_dev=not args.no_dev,
                             rule=rule, dev_evidence=tuple(args.dev_evidence), chains_path=chains,
-                            retrieved_synthetic=on_retrieved)
+                            retrieved_synthetic=on_retrieved, real_claims=real, real_root=Path(args.real_root),
+                            without_sets=tuple(filter(None, args.without.split(","))))
     report = training_report(result)
     print(report)
     write_text(Path(args.report), report + "\n")
@@ -808,6 +815,12 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--no-retrieved-synthetic", action="store_true",
                        help="train without the synthetic claims on retrieved documents")
     train.add_argument("--no-dev", action="store_true", help="train on the synthetic claims alone")
+    train.add_argument("--real-claims", metavar="FILE", help="real labelled claims of other domains to train on as "
+                       "well (docs/results/verifier/real-claims.jsonl names them; benchmarks.real_claims)")
+    train.add_argument("--real-root", metavar="FOLDER", default="/work/ood", help="with --real-claims: where each "
+                       "set's folder is (claims.jsonl, documents/; made by benchmarks.claim_sets)")
+    train.add_argument("--without", default="", metavar="SETS", help="with --real-claims: sets to leave out "
+                       "(comma-separated), for a head measured on them")
     train.add_argument("--dev-evidence", nargs="+", choices=("gold", "retrieved"), default=["gold", "retrieved"],
                        help="the documents dev claims are read on for training (default: both)")
     train.add_argument("--blocks", type=int, help="read the state after this many transformer blocks (default: as the "

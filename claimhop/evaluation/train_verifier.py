@@ -22,6 +22,7 @@ from claimhop.evaluation.verifier_data import (
     DEV_RETRIEVED,
     dev_items,
     is_synthetic,
+    real_claim_items,
     retrieved_synthetic_items,
     synthetic_items,
 )
@@ -99,6 +100,13 @@ def head_inputs(states: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.nd
     return (raw - mean) / scale, mean, scale
 
 
+def folder_corpus(folder: str):
+    """The documents of a folder a user indexed (`claimhop index FOLDER`)."""
+    from claimhop.retrieval.factory import search_engine
+
+    return search_engine(folder).corpus
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -107,12 +115,16 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
                    out: Path = HEAD_FILE, provenance_out: Path = PROVENANCE_FILE, use_dev: bool = True,
                    report_dir: Path | None = None, rule: ReadingRule | None = None,
                    dev_evidence: tuple[str, ...] = ("gold", "retrieved"), chains_path: Path | None = None,
-                   retrieved_synthetic: Path | None = None) -> dict:
+                   retrieved_synthetic: Path | None = None, real_claims: Path | None = None,
+                   real_root: Path | None = None, without_sets: tuple[str, ...] = ()) -> dict:
     """Features for every item (read once, as `rule` reads), the heads, cross-fitted dev predictions, the weights
     file. `dev_evidence`: which documents the dev claims are read on for training (gold, retrieved); `chains_path`:
     three-document synthetic claims (claimhop.evaluation.synthetic_chains) trained on beside the others;
     `retrieved_synthetic`: a folder of synthetic claims and the documents claimhop retrieved for them
-    (claimhop.evaluation.verifier_data.retrieved_synthetic_items), trained on as synthetic claims too."""
+    (claimhop.evaluation.verifier_data.retrieved_synthetic_items), trained on as synthetic claims too;
+    `real_claims`: real labelled claims of other domains, each read in its own folder under `real_root`
+    (benchmarks.real_claims), those of `without_sets` left out; both heads learn from them (the kind head from their CONTRADICTED and
+    INSUFFICIENT_INFO claims beside the synthetic false ones)."""
     from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
@@ -125,12 +137,19 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     on_retrieved = retrieved_synthetic_items(retrieved_synthetic) if retrieved_synthetic else []
     synthetic += on_retrieved
     dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
+    real = sorted(real_claim_items(real_claims, real_root, without_sets), key=lambda i: i["folder"]) if real_claims else []
+    real_folders = sorted({item["folder"] for item in real})
     rule = rule or reading_rule()
     corpus = load_corpus()
     extract_features(dev, corpus, desc="dev claims", rule=rule)
     extract_features(synthetic, corpus, desc="synthetic claims", rule=rule)
-    items = [*synthetic, *dev]
-    states = load_features(items, corpus, rule=rule)
+    for folder in real_folders:
+        extract_features([i for i in real if i["folder"] == folder], folder_corpus(folder), rule=rule,
+                         desc=f"real claims ({folder})")
+    items = [*synthetic, *dev, *real]
+    states = np.concatenate([load_features([*synthetic, *dev], corpus, rule=rule),
+                             *[load_features([i for i in real if i["folder"] == folder], folder_corpus(folder), rule)
+                               for folder in real_folders]])
     rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
     x, mean, scale = head_inputs(states, rows)
     supported = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
@@ -191,6 +210,15 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
                 "made_from": "the stated/swap/flip claims of the synthetic file and stated/swap of the chains file, "
                              "each on the 21 documents `claimhop eval --recall-only` selected for it; see "
                              f"{retrieved_synthetic}/README.md"}} if retrieved_synthetic else {}),
+            **({"real_claims": {
+                "file": str(real_claims), "sha256": file_sha256(real_claims), "items": len(real),
+                "folders": str(real_root),
+                "without": list(without_sets),
+                "by_set_and_label": {f"{s}/{label}": n for (s, label), n in sorted(
+                    Counter((i["set"], i["label"]) for i in real).items())},
+                "made_from": "public claim sets of other domains (HealthVer, Climate-FEVER, Check-COVID; their "
+                             "PROVENANCE.md beside each folder), each claim read on the documents search found for it "
+                             "in its set's folder; see benchmarks/real_claims.py"}} if real_claims else {}),
             "hover_dev": {"claims": len(dev_uids),
                           "evidence": [k if k == "gold" else f"retrieved ({retrieved_from})" for k in dev_evidence] if dev else [],
                           "file": "claimhop/data/claims_dev.jsonl"},

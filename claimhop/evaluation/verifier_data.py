@@ -32,9 +32,31 @@ def dev_items(kind: str, retrieved_from: Path = DEV_RETRIEVED, claims_path: Path
 
 
 def is_synthetic(item: dict) -> bool:
-    """Whether an item is a synthetic claim (on its builder's documents, a three-document one, or on retrieved
-    documents), not a dev claim: what the kind head and the yes calibration learn from, and no dev fold holds."""
+    """Whether an item is not a HoVer dev claim (a synthetic claim on its builder's documents, a three-document one,
+    one on retrieved documents, or a real claim of another domain): what the kind head learns from and no dev fold
+    holds."""
     return not item["source"].startswith("dev-")
+
+
+def real_claim_items(path: Path, root: Path, without: tuple[str, ...] = (), roles: tuple[str, ...] = ("train",)
+                     ) -> list[dict]:
+    """Real labelled claims of other domains as items: `path` names each claim (set, uid, label, the documents
+    search found for it; benchmarks.real_claims), the claim's text and documents are in `root`/SET (the folders
+    benchmarks.claim_sets makes from the public sets, so no set's text is committed here); the sets in `without`
+    are left out (a head measured on a set must not have seen it), and so are the rows whose role is not in `roles`
+    (the reported samples, role "sample", are measured on, never trained on)."""
+    if not path.is_file():
+        raise ValueError(f"real claims file not found: {path} (make it with `python -m benchmarks.real_claims`)")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts: dict[str, dict[str, str]] = {}
+    for name in sorted({row["set"] for row in rows} - set(without)):
+        claims = root / name / "claims.jsonl"
+        if not claims.is_file():
+            raise ValueError(f"{claims}: no such file (make the set's folder with `python -m benchmarks.claim_sets`)")
+        texts[name] = {c["uid"]: c["claim"] for c in map(json.loads, claims.read_text(encoding="utf-8").splitlines())}
+    return [{**row, "claim": texts[row["set"]][row["uid"]], "folder": str(root / row["set"] / "documents"),
+             "key": f"real-{row['set']}:{row['uid']}", "kind": row["label"], "source": f"real-{row['set']}"}
+            for row in rows if row["set"] not in without and row.get("role", "train") in roles]
 
 
 def synthetic_items(path: Path) -> list[dict]:

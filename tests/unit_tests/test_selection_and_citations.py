@@ -135,3 +135,24 @@ def test_bridge_choice_interleaves_lm_picks_with_the_ranking():
     assert choose(["Argentina", "Gold Medal", "Invented"], ranked, 4) == [
         "Argentina", "1970 Asian Games", "Gold Medal", "Bangkok"]
     assert choose([], ranked, 2) == ["1970 Asian Games", "Bangkok"]
+
+
+def test_a_claim_that_names_no_document_keeps_its_own_searchs_order():
+    # "ALDH1" and "breast cancer" are topics every abstract here mentions, not titles: the counts of mentions put the
+    # abstract that says the least first; one search of the claim's words ranked the evidence first
+    candidates = {
+        "Review of ALDH1 in cancers": cand("Review of ALDH1 in cancers", "ALDH1, breast cancer, ALDH1, breast cancer.", 0.02),
+        "ALDH1 and outcome in 577 breast carcinomas": cand(
+            "ALDH1 and outcome in 577 breast carcinomas", "ALDH1 expression correlated with poor prognosis.", 0.03),
+    }
+    ranking = [candidates["ALDH1 and outcome in 577 breast carcinomas"], candidates["Review of ALDH1 in cancers"]]
+    names = ["ALDH1", "breast cancer"]
+    by_score = select_from(candidates, names, [], ranking, Context(unnamed_order="score"))
+    by_claim = select_from(candidates, names, [], ranking, Context())
+    assert by_score[0]["title"] == "Review of ALDH1 in cancers"
+    assert [d["title"] for d in by_claim] == [c["title"] for c in ranking] and [d["rank"] for d in by_claim] == [1, 2]
+    # a claim that names a document, as a name NER found or in its words, keeps the selection's order
+    named = select_from(candidates, ["Review of ALDH1 in cancers"], [], ranking, Context())
+    assert named[0]["title"] == "Review of ALDH1 in cancers"
+    worded = select_from(candidates, names, [], ranking, Context(), claim="The Review of ALDH1 in cancers is wrong.")
+    assert worded[0]["title"] == "Review of ALDH1 in cancers"
