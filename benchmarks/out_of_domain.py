@@ -37,10 +37,10 @@ KEPT = ("system", "uid", "label", "gold", "titles", "recall@5", "recall@21", "se
         "fingerprint")
 
 
-def macro_f1(pairs: list[tuple[str, str]]) -> float:
-    """Mean F1 over the three labels (a label never predicted nor gold counts 0, as scikit-learn's zero_division=0)."""
+def macro_f1(pairs: list[tuple[str, str]], labels: tuple[str, ...] = LABELS) -> float:
+    """Mean F1 over `labels` (a label never predicted nor gold counts 0, as scikit-learn's zero_division=0)."""
     scores = []
-    for label in LABELS:
+    for label in labels:
         tp = sum(g == label and p == label for g, p in pairs)
         fp = sum(g != label and p == label for g, p in pairs)
         fn = sum(g == label and p != label for g, p in pairs)

@@ -19,24 +19,12 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
-
+from benchmarks.out_of_domain import LABELS, macro_f1
 from claimhop.atomic import write_text
 from claimhop.evaluation.report import mcnemar_exact
 
-LABELS = ("SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO")
 REAL_CLAIMS = Path("docs/results/verifier/real-claims.jsonl")
 DEV_RETRIEVED = Path("docs/results/dev-169-selection/eval.jsonl")
-
-
-def macro_f1(pairs: list[tuple[str, str]], labels: tuple[str, ...]) -> float:
-    """Mean F1 over `labels` (a label never predicted nor gold counts 0)."""
-    scores = []
-    for label in labels:
-        tp = sum(g == p == label for g, p in pairs)
-        wrong = sum((g == label) != (p == label) for g, p in pairs)
-        scores.append(2 * tp / (2 * tp + wrong) if tp else 0.0)
-    return 100 * float(np.mean(scores))
 
 
 def verdicts(head, items: list[dict], corpus_of, uid_fold: bool = False) -> dict[str, str]:

@@ -590,6 +590,8 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     real = Path(args.real_claims) if args.real_claims else None
     if real and not real.is_file():
         raise UsageError(f"--real-claims {real}: no such file")
+    if real and not args.real_root:
+        raise UsageError("--real-claims needs --real-root: the folder holding each set's folder")
     if real and not Path(args.real_root).is_dir():
         raise UsageError(f"--real-root {args.real_root}: no such folder (make the sets' folders with "
                          "`python -m benchmarks.claim_sets`)")
@@ -606,7 +608,8 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else HEAD_FILE
     result = train_verifier(synthetic, retrieved, out, out.with_suffix(".json"), use_dev=not args.no_dev,
                             rule=rule, dev_evidence=tuple(args.dev_evidence), chains_path=chains,
-                            retrieved_synthetic=on_retrieved, real_claims=real, real_root=Path(args.real_root),
+                            retrieved_synthetic=on_retrieved, real_claims=real,
+                            real_root=Path(args.real_root) if real else None,
                             without_sets=tuple(filter(None, args.without.split(","))))
     report = training_report(result)
     print(report)
@@ -817,7 +820,7 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--no-dev", action="store_true", help="train on the synthetic claims alone")
     train.add_argument("--real-claims", metavar="FILE", help="real labelled claims of other domains to train on as "
                        "well (docs/results/verifier/real-claims.jsonl names them; benchmarks.real_claims)")
-    train.add_argument("--real-root", metavar="FOLDER", default="/work/ood", help="with --real-claims: where each "
+    train.add_argument("--real-root", metavar="FOLDER", help="with --real-claims: where each "
                        "set's folder is (claims.jsonl, documents/; made by benchmarks.claim_sets)")
     train.add_argument("--without", default="", metavar="SETS", help="with --real-claims: sets to leave out "
                        "(comma-separated), for a head measured on them")

@@ -123,8 +123,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     `retrieved_synthetic`: a folder of synthetic claims and the documents claimhop retrieved for them
     (claimhop.evaluation.verifier_data.retrieved_synthetic_items), trained on as synthetic claims too;
     `real_claims`: real labelled claims of other domains, each read in its own folder under `real_root`
-    (benchmarks.real_claims), those of `without_sets` left out; both heads learn from them (the kind head from their CONTRADICTED and
-    INSUFFICIENT_INFO claims beside the synthetic false ones)."""
+    (benchmarks.real_claims), those of `without_sets` left out; both heads learn from them (the kind head from their
+    CONTRADICTED and INSUFFICIENT_INFO claims beside the synthetic false ones)."""
     from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
@@ -137,19 +137,21 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     on_retrieved = retrieved_synthetic_items(retrieved_synthetic) if retrieved_synthetic else []
     synthetic += on_retrieved
     dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
-    real = sorted(real_claim_items(real_claims, real_root, without_sets), key=lambda i: i["folder"]) if real_claims else []
-    real_folders = sorted({item["folder"] for item in real})
+    real_by_folder: dict[str, list[dict]] = {}
+    for item in real_claim_items(real_claims, real_root, without_sets) if real_claims else []:
+        real_by_folder.setdefault(item["folder"], []).append(item)
+    real = [item for folder_items in real_by_folder.values() for item in folder_items]
     rule = rule or reading_rule()
     corpus = load_corpus()
     extract_features(dev, corpus, desc="dev claims", rule=rule)
     extract_features(synthetic, corpus, desc="synthetic claims", rule=rule)
-    for folder in real_folders:
-        extract_features([i for i in real if i["folder"] == folder], folder_corpus(folder), rule=rule,
-                         desc=f"real claims ({folder})")
+    real_states = []
+    for folder, folder_items in real_by_folder.items():
+        folder_documents = folder_corpus(folder)
+        extract_features(folder_items, folder_documents, rule=rule, desc=f"real claims ({folder})")
+        real_states.append(load_features(folder_items, folder_documents, rule))
     items = [*synthetic, *dev, *real]
-    states = np.concatenate([load_features([*synthetic, *dev], corpus, rule=rule),
-                             *[load_features([i for i in real if i["folder"] == folder], folder_corpus(folder), rule)
-                               for folder in real_folders]])
+    states = np.concatenate([load_features([*synthetic, *dev], corpus, rule=rule), *real_states])
     rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
     x, mean, scale = head_inputs(states, rows)
     supported = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
