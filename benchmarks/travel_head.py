@@ -72,6 +72,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--heads", required=True, help="folder with without-SET.npz heads")
     parser.add_argument("--candidate", required=True, help="the head that would ship (for HoVer dev)")
+    parser.add_argument("--pattern", default="without-{set}.npz", help="each set's head file in --heads")
+    parser.add_argument("--sets", default="", help="only these sets (comma-separated)")
     parser.add_argument("--real-claims", default=str(REAL_CLAIMS))
     parser.add_argument("--root", default="/work/ood")
     parser.add_argument("--out", default="docs/results/verifier/travel")
@@ -87,9 +89,10 @@ def main() -> None:
 
     samples = real_claim_items(Path(args.real_claims), Path(args.root), roles=("sample",))
     lines = []
-    for name in sorted({i["set"] for i in samples}):
+    for name in sorted({i["set"] for i in samples} & set(filter(None, args.sets.split(","))) or
+                       {i["set"] for i in samples}):
         items = [i for i in samples if i["set"] == name]
-        travel = load_head(Path(args.heads) / f"without-{name}.npz")
+        travel = load_head(Path(args.heads) / args.pattern.format(set=name))
         gold = {i["uid"]: i["label"] for i in items}
         labels = tuple(label for label in LABELS if label in gold.values())
         lines.append(paired_line(name, gold, verdicts(bundled, items, corpus_of), verdicts(travel, items, corpus_of),

@@ -21,6 +21,7 @@ import numpy as np
 from claimhop.atomic import write_text
 from claimhop.evaluation.collection_claims import collection_claims
 from claimhop.evaluation.train_verifier import answer_rows, fit_logistic, head_inputs
+from claimhop.evaluation.verifier_data import claims_file
 from claimhop.evaluation.verifier_features import (
     extract_features,
     features_dir,
@@ -44,10 +45,6 @@ NEIGHBOURS = 8  # search depth for the passages read beside a claim's source
 
 def collection_rule() -> ReadingRule:
     return reading_rule(COLLECTION_READING, NEW_HEAD_BLOCKS, NEW_HEAD_BUDGET)
-
-
-def claims_file(folder: Path) -> Path:
-    return folder / "verifier-claims.jsonl"
 
 
 def model_restater(total: int) -> Callable[[str], str]:

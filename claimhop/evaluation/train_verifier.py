@@ -20,6 +20,7 @@ import numpy as np
 
 from claimhop.evaluation.verifier_data import (
     DEV_RETRIEVED,
+    collection_claim_items,
     dev_items,
     is_synthetic,
     real_claim_items,
@@ -116,7 +117,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
                    report_dir: Path | None = None, rule: ReadingRule | None = None,
                    dev_evidence: tuple[str, ...] = ("gold", "retrieved"), chains_path: Path | None = None,
                    retrieved_synthetic: Path | None = None, real_claims: Path | None = None,
-                   real_root: Path | None = None, without_sets: tuple[str, ...] = ()) -> dict:
+                   real_root: Path | None = None, without_sets: tuple[str, ...] = (),
+                   collections: tuple[Path, ...] = ()) -> dict:
     """Features for every item (read once, as `rule` reads), the heads, cross-fitted dev predictions, the weights
     file. `dev_evidence`: which documents the dev claims are read on for training (gold, retrieved); `chains_path`:
     three-document synthetic claims (claimhop.evaluation.synthetic_chains) trained on beside the others;
@@ -124,7 +126,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     (claimhop.evaluation.verifier_data.retrieved_synthetic_items), trained on as synthetic claims too;
     `real_claims`: real labelled claims of other domains, each read in its own folder under `real_root`
     (benchmarks.real_claims), those of `without_sets` left out; both heads learn from them (the kind head from their
-    CONTRADICTED and INSUFFICIENT_INFO claims beside the synthetic false ones)."""
+    CONTRADICTED and INSUFFICIENT_INFO claims beside the synthetic false ones); `collections`: folders a user indexed
+    whose own made claims (`claimhop train-verifier --corpus`) are trained on as synthetic claims beside the rest."""
     from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.corpus import load_corpus
 
@@ -137,8 +140,10 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     on_retrieved = retrieved_synthetic_items(retrieved_synthetic) if retrieved_synthetic else []
     synthetic += on_retrieved
     dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
+    real = real_claim_items(real_claims, real_root, without_sets) if real_claims else []
+    made = [item for source in collections for item in collection_claim_items(source)]
     real_by_folder: dict[str, list[dict]] = {}
-    for item in real_claim_items(real_claims, real_root, without_sets) if real_claims else []:
+    for item in [*real, *made]:
         real_by_folder.setdefault(item["folder"], []).append(item)
     real = [item for folder_items in real_by_folder.values() for item in folder_items]
     rule = rule or reading_rule()
@@ -148,7 +153,7 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     real_states = []
     for folder, folder_items in real_by_folder.items():
         folder_documents = folder_corpus(folder)
-        extract_features(folder_items, folder_documents, rule=rule, desc=f"real claims ({folder})")
+        extract_features(folder_items, folder_documents, rule=rule, desc=f"claims read in {folder}")
         real_states.append(load_features(folder_items, folder_documents, rule))
     items = [*synthetic, *dev, *real]
     states = np.concatenate([load_features([*synthetic, *dev], corpus, rule=rule), *real_states])
@@ -221,6 +226,11 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
                 "made_from": "public claim sets of other domains (HealthVer, Climate-FEVER, Check-COVID; their "
                              "PROVENANCE.md beside each folder), each claim read on the documents search found for it "
                              "in its set's folder; see benchmarks/real_claims.py"}} if real_claims else {}),
+            **({"collections": {
+                "folders": [str(source) for source in collections], "items": len(made),
+                "by_variant": dict(Counter(i["variant"] for i in made)),
+                "made_from": "each collection's own finding sentences (claimhop.evaluation.collection_claims), no "
+                             "label of the user's"}} if collections else {}),
             "hover_dev": {"claims": len(dev_uids),
                           "evidence": [k if k == "gold" else f"retrieved ({retrieved_from})" for k in dev_evidence] if dev else [],
                           "file": "claimhop/data/claims_dev.jsonl"},

@@ -59,6 +59,24 @@ def real_claim_items(path: Path, root: Path, without: tuple[str, ...] = (), role
             for row in rows if row["set"] not in without and row.get("role", "train") in roles]
 
 
+def claims_file(folder: Path) -> Path:
+    """The labelled claims `claimhop train-verifier --corpus` made from a collection, in its index folder."""
+    return folder / "verifier-claims.jsonl"
+
+
+def collection_claim_items(source: Path) -> list[dict]:
+    """The claims made from a collection's own documents (claimhop.evaluation.collection_claims), as items read in
+    that collection: synthetic claims (no label of the user's), so both heads learn from them."""
+    from claimhop.retrieval.collection import default_folder
+
+    path = claims_file(default_folder(source))
+    if not path.is_file():
+        raise ValueError(f"{path}: no claims made from {source} yet (`claimhop train-verifier --corpus {source}` "
+                         "makes them)")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [{**row, "folder": str(source), "source": "collection"} for row in rows]
+
+
 def synthetic_items(path: Path) -> list[dict]:
     """The synthetic set's rows as items (each row already names its documents and its 3-way kind)."""
     if not path.is_file():

@@ -51,3 +51,21 @@ def test_the_committed_real_claims_name_no_text_and_no_scifact():
     # the reported samples are never a training claim's group
     samples = {(r["set"], r["group"]) for r in rows if r["role"] == "sample"}
     assert not any((r["set"], r["group"]) in samples for r in rows if r["role"] == "train")
+
+
+def test_a_collections_made_claims_are_synthetic_items_read_in_that_collection(tmp_path, monkeypatch):
+    from claimhop.evaluation.verifier_data import claims_file, collection_claim_items
+    from claimhop.retrieval.collection import default_folder
+
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))
+    source = tmp_path / "papers"
+    source.mkdir()
+    with pytest.raises(ValueError, match=f"claimhop train-verifier --corpus {source}"):
+        collection_claim_items(source)  # nothing made yet: says which command makes them
+    made = claims_file(default_folder(source))
+    made.parent.mkdir(parents=True)
+    made.write_text(json.dumps({"id": "1-turned", "key": "collection:1-turned", "claim": "X lowers Y.",
+                                "titles": ["a"], "group": "a", "label": "NOT_SUPPORTED", "kind": "CONTRADICTED",
+                                "variant": "turned"}) + "\n")
+    [item] = collection_claim_items(source)
+    assert item["folder"] == str(source) and item["claim"] == "X lowers Y." and is_synthetic(item)
