@@ -142,20 +142,20 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     dev = [item for kind in dev_evidence for item in dev_items(kind, retrieved_from)] if use_dev else []
     real = real_claim_items(real_claims, real_root, without_sets) if real_claims else []
     made = [item for source in collections for item in collection_claim_items(source)]
-    real_by_folder: dict[str, list[dict]] = {}
+    by_folder: dict[str, list[dict]] = {}  # claims read in their own folder's documents, each folder loaded once
     for item in [*real, *made]:
-        real_by_folder.setdefault(item["folder"], []).append(item)
-    real = [item for folder_items in real_by_folder.values() for item in folder_items]
+        by_folder.setdefault(item["folder"], []).append(item)
+    elsewhere = [item for folder_items in by_folder.values() for item in folder_items]
     rule = rule or reading_rule()
     corpus = load_corpus()
     extract_features(dev, corpus, desc="dev claims", rule=rule)
     extract_features(synthetic, corpus, desc="synthetic claims", rule=rule)
     real_states = []
-    for folder, folder_items in real_by_folder.items():
+    for folder, folder_items in by_folder.items():
         folder_documents = folder_corpus(folder)
         extract_features(folder_items, folder_documents, rule=rule, desc=f"claims read in {folder}")
         real_states.append(load_features(folder_items, folder_documents, rule))
-    items = [*synthetic, *dev, *real]
+    items = [*synthetic, *dev, *elsewhere]
     states = np.concatenate([load_features([*synthetic, *dev], corpus, rule=rule), *real_states])
     rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
     x, mean, scale = head_inputs(states, rows)
@@ -191,7 +191,8 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
         "support_weights": support.weights, "support_bias": np.array(support.bias),
         "kind_weights": kind.weights, "kind_bias": np.array(kind.bias),
         "threshold": np.array(0.5), "yes_calibration": np.array([yes_a, yes_b]),
-        "fold_weights": np.array([h.weights for h in fold_heads]).reshape(len(fold_heads), -1),
+        # no fold heads with --no-dev: an empty (0, features) array, as load_head reads it
+        "fold_weights": np.array([h.weights for h in fold_heads]).reshape(len(fold_heads), x.shape[1]),
         "fold_biases": np.array([h.bias for h in fold_heads]),
     }
     provenance = {

@@ -71,6 +71,7 @@ def test_a_collection_gets_its_own_head_and_checks_on_it_use_it(home, monkeypatc
     said = capsys.readouterr().out
     assert "claims made from 12 documents" in said and "about 10 s each" in said  # the cost, before reading
     assert "restating findings of 12 documents" in said and len(restated) == 12
+    assert "an experiment" in said and "to go back" in said  # it has scored below the shipped head: the user is told
     head = default_folder(folder) / "verifier_head.npz"
     assert head.is_file() and head_file(str(folder)) == head  # the index remembers its head
     provenance = json.loads(head.with_suffix(".json").read_text())

@@ -69,3 +69,59 @@ def test_a_collections_made_claims_are_synthetic_items_read_in_that_collection(t
                                 "variant": "turned"}) + "\n")
     [item] = collection_claim_items(source)
     assert item["folder"] == str(source) and item["claim"] == "X lowers Y." and is_synthetic(item)
+
+
+def test_a_head_trains_on_real_claims_and_a_collections_made_claims_together(tmp_path, monkeypatch):
+    """Both read in their own folders beside the bundled data, and the provenance names each (the model's pass is
+    replaced by states that carry the label: this test is about what is trained on, not how well)."""
+    import numpy as np
+
+    import claimhop.evaluation.train_verifier as trainer
+    from claimhop.evaluation.verifier_data import claims_file
+    from claimhop.retrieval.collection import default_folder
+
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))
+    kinds = {"SUPPORTED": ("SUPPORTED", "stated"), "CONTRADICTED": ("NOT_SUPPORTED", "swap"),
+             "INSUFFICIENT_INFO": ("NOT_SUPPORTED", "removed")}
+    synthetic = tmp_path / "synthetic.jsonl"
+    synthetic.write_text("".join(json.dumps({"id": f"s{i}", "claim": f"Claim {i}.", "titles": ["a"], "group": f"g{i}",
+                                             "kind": kind, "label": kinds[kind][0], "variant": kinds[kind][1]}) + "\n"
+                                 for i, kind in enumerate(list(kinds) * 10)))
+    write_set(tmp_path, "health", [{"uid": f"h{i}", "claim": f"Health claim {i}."} for i in range(6)])
+    named = tmp_path / "named.jsonl"
+    named.write_text("".join(json.dumps({"set": "health", "uid": f"h{i}", "label": kind, "titles": ["a"],
+                                         "group": f"health:{i}", "role": "train"}) + "\n"
+                             for i, kind in enumerate(list(kinds) * 2)))
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    made = claims_file(default_folder(papers))
+    made.parent.mkdir(parents=True)
+    made.write_text("".join(json.dumps({"id": f"{i}-x", "key": f"collection:{i}-x", "claim": f"Made {i}.",
+                                        "titles": ["a"], "group": f"p{i}", "kind": kind, "label": kinds[kind][0],
+                                        "variant": kinds[kind][1]}) + "\n" for i, kind in enumerate(list(kinds) * 2)))
+    read: dict[str, list[str]] = {}
+
+    def fake_read(items, corpus, rule=None, desc=""):
+        read.setdefault(str(corpus), []).extend(item["key"] for item in items)
+
+    def fake_states(items, corpus, rule=None):
+        codes = {"SUPPORTED": 0, "CONTRADICTED": 1, "INSUFFICIENT_INFO": 2}
+        states = np.random.default_rng(len(items)).normal(size=(len(items), 8))
+        states[np.arange(len(items)), [codes[i["kind"]] for i in items]] += 4.0
+        return states
+
+    monkeypatch.setattr(trainer, "extract_features", fake_read)
+    monkeypatch.setattr(trainer, "load_features", fake_states)
+    monkeypatch.setattr(trainer, "answer_rows", lambda path: np.ones((4, 8)))
+    monkeypatch.setattr(trainer, "folder_corpus", lambda folder: f"corpus of {folder}")
+    monkeypatch.setattr("claimhop.retrieval.corpus.load_corpus", lambda: "bundled corpus")
+    monkeypatch.setattr("claimhop.lm.weights.gguf_path", lambda model: tmp_path / "model.gguf")
+    out = tmp_path / "head.npz"
+    result = trainer.train_verifier(synthetic, tmp_path / "unused.jsonl", out, out.with_suffix(".json"), use_dev=False,
+                                    real_claims=named, real_root=tmp_path, collections=(papers,))
+    assert len(read[f"corpus of {tmp_path / 'health' / 'documents'}"]) == 6  # each read in its own folder
+    assert read[f"corpus of {papers}"] == [f"collection:{i}-x" for i in range(6)]
+    data = result["provenance"]["training_data"]
+    assert data["real_claims"]["items"] == 6 and data["collections"]["items"] == 6
+    assert data["collections"]["folders"] == [str(papers)] and len(result["items"]) == 30 + 6 + 6
+    assert out.is_file()
