@@ -62,8 +62,18 @@ def thresholds_head(support: float, kind: float, out: Path, collection: Path) ->
 
 
 def main() -> None:
-    from claimhop.evaluation.train_verifier import folder_corpus, train_verifier
-    from claimhop.evaluation.verifier_data import collection_claim_items, real_claim_items
+    from claimhop.evaluation.synthetic_chains import CHAIN_CLAIMS
+    from claimhop.evaluation.train_verifier import (
+        SYNTHETIC_CLAIMS,
+        folder_corpus,
+        train_verifier,
+    )
+    from claimhop.evaluation.verifier_data import (
+        DEV_RETRIEVED,
+        SYNTHETIC_RETRIEVED,
+        collection_claim_items,
+        real_claim_items,
+    )
     from claimhop.evaluation.verifier_features import extract_features, load_features
     from claimhop.program.verify.head import HEAD_FILE, load_head
     from claimhop.program.verify.reading import reading_rule
@@ -86,10 +96,8 @@ def main() -> None:
         made = collection_claim_items(source)
         extract_features(made, corpus, rule=rule, desc=f"{name}: made claims, read the bundled way")
         retrained = heads / f"retrained-{name}.npz"
-        train_verifier(Path("docs/results/verifier/synthetic-claims.jsonl"),
-                       Path("docs/results/dev-169-selection/eval.jsonl"), retrained, retrained.with_suffix(".json"),
-                       chains_path=Path("docs/results/verifier/synthetic-chains.jsonl"),
-                       retrieved_synthetic=Path("docs/results/verifier/synthetic-retrieved"), collections=(source,))
+        train_verifier(SYNTHETIC_CLAIMS, DEV_RETRIEVED, retrained, retrained.with_suffix(".json"),
+                       chains_path=CHAIN_CLAIMS, retrieved_synthetic=SYNTHETIC_RETRIEVED, collections=(source,))
         probabilities = [bundled.probabilities(state) for state in load_features(made, corpus, rule)]
         support, kind, on_made = fitted_thresholds(probabilities, [item["kind"] for item in made])
         fitted = thresholds_head(support, kind, heads / f"thresholds-{name}.npz", source)

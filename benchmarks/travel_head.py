@@ -89,8 +89,9 @@ def main() -> None:
 
     samples = real_claim_items(Path(args.real_claims), Path(args.root), roles=("sample",))
     lines = []
-    for name in sorted({i["set"] for i in samples} & set(filter(None, args.sets.split(","))) or
-                       {i["set"] for i in samples}):
+    sets = {i["set"] for i in samples}
+    chosen = sets & set(filter(None, args.sets.split(","))) or sets  # --sets naming none of them: all
+    for name in sorted(chosen):
         items = [i for i in samples if i["set"] == name]
         travel = load_head(Path(args.heads) / args.pattern.format(set=name))
         gold = {i["uid"]: i["label"] for i in items}

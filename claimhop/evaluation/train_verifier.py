@@ -150,13 +150,13 @@ def train_verifier(synthetic_path: Path = SYNTHETIC_CLAIMS, retrieved_from: Path
     corpus = load_corpus()
     extract_features(dev, corpus, desc="dev claims", rule=rule)
     extract_features(synthetic, corpus, desc="synthetic claims", rule=rule)
-    real_states = []
+    elsewhere_states = []
     for folder, folder_items in by_folder.items():
         folder_documents = folder_corpus(folder)
         extract_features(folder_items, folder_documents, rule=rule, desc=f"claims read in {folder}")
-        real_states.append(load_features(folder_items, folder_documents, rule))
+        elsewhere_states.append(load_features(folder_items, folder_documents, rule))
     items = [*synthetic, *dev, *elsewhere]
-    states = np.concatenate([load_features([*synthetic, *dev], corpus, rule=rule), *real_states])
+    states = np.concatenate([load_features([*synthetic, *dev], corpus, rule=rule), *elsewhere_states])
     rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
     x, mean, scale = head_inputs(states, rows)
     supported = np.array([item["label"] == "SUPPORTED" for item in items], dtype=int)
