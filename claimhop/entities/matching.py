@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from claimhop.retrieval.titles import base_title, normalize_title
+from rapidfuzz import fuzz
+
+from claimhop.retrieval.titles import FUZZY_TITLE_CUTOFF, base_title, normalize_title
 
 
 def is_about(entity: str, title: str) -> bool:
@@ -15,3 +17,18 @@ def mentions(entity: str, normalized_text: str) -> bool:
     """`normalized_text` must come from normalize_title(); the entity must occur as whole words."""
     key = normalize_title(entity)
     return bool(key) and f" {key} " in f" {normalized_text} "
+
+
+def names_loosely(entity: str, title: str) -> bool:
+    """The entity names the document as the title lookup would find it: exactly, or spelt a little differently
+    ("Yellowcraig" for "Yellowcraigs", "Lawerence Turman" for "Lawrence Turman")."""
+    key = normalize_title(entity)
+    return is_about(entity, title) or (
+        bool(key) and fuzz.ratio(key, normalize_title(base_title(title))) >= FUZZY_TITLE_CUTOFF)
+
+
+def words_within(title: str, normalized_text: str) -> bool:
+    """Every word of the title's base is (nearly) among the text's words, in any order: "Stig Blomqvist" in "Stig
+    Lennart Blomqvist drove an Audi". `normalized_text` must come from normalize_title()."""
+    key = normalize_title(base_title(title))
+    return bool(key) and bool(normalized_text) and fuzz.token_set_ratio(key, normalized_text) >= FUZZY_TITLE_CUTOFF
