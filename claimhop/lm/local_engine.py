@@ -303,9 +303,13 @@ def bounded(schema: Any) -> Any:
 # cost as much to generate as words (at ~13 generated tokens/s on 2 cores, a large share of a reply's time).
 
 
+# llguidance's JSON layout with no whitespace at all: its fixed separators default to Python's ", " and ": "
+TIGHT_JSON = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
+
+
 def compact_schema(schema: dict) -> dict:
-    """The schema with llguidance's option for compact JSON (no whitespace between tokens)."""
-    return {**schema, "x-guidance": {"whitespace_flexible": False}}
+    """The schema with llguidance's options for compact JSON (no whitespace between tokens)."""
+    return {**schema, "x-guidance": dict(TIGHT_JSON)}
 
 
 def compact_gbnf(grammar: str) -> str:

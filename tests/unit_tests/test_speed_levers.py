@@ -96,7 +96,8 @@ def test_compact_json_leaves_no_room_for_line_breaks_between_json_tokens():
     assert [line for line in compact.splitlines() if line.startswith("space ::=")] == ['space ::= " "?']
     assert compact.splitlines()[:3] == gbnf.splitlines()[:3]
     schema = {"type": "object", "properties": {"facts": {"type": "array"}}, "required": ["facts"]}
-    assert compact_schema(schema) == {**schema, "x-guidance": {"whitespace_flexible": False}}  # llguidance builds
+    assert compact_schema(schema) == {  # llguidance builds: no whitespace, not even after "," and ":"
+        **schema, "x-guidance": {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}}
     assert list(compact_schema(schema)["properties"]) == ["facts"]  # fields keep their order
 
 
@@ -257,3 +258,22 @@ def test_a_one_claim_check_leaves_out_the_plans_examples_unless_asked(monkeypatc
     assert Context().value("plan_examples") == "terse"
     monkeypatch.setenv("CLAIMHOP_PLAN_EXAMPLES", "terse")
     assert Context.from_any(one_claim_settings({})).value("plan_examples") == "terse"
+
+
+def test_compact_replies_are_shown_compact_in_the_worked_examples(monkeypatch):
+    # the plan's worked examples are the model's model of a reply: shown pretty-printed, they invite the line breaks
+    # the compact grammar forbids
+    import dspy
+
+    from claimhop.lm.adapter import adapter_for
+    from claimhop.lm.provider import LOCAL
+    from claimhop.program.plan.stage import TERSE_EXAMPLES
+    from claimhop.signatures import PlanClaimAsFacts
+
+    example = TERSE_EXAMPLES[1]
+    for flag, expected in (("1", '{"facts":["Chandgi Ram won gold in 1970.",'), ("0", '{\n  "facts": [\n')):
+        monkeypatch.setenv("CLAIMHOP_LLM_COMPACT_JSON", flag)
+        messages = adapter_for(LOCAL).format(PlanClaimAsFacts, [example], {"claim": "A claim."})
+        replies = [m["content"] for m in messages if m["role"] == "assistant"]
+        assert replies and replies[0].startswith(expected)
+    assert isinstance(adapter_for("openai/gpt-4o-mini"), dspy.JSONAdapter)
