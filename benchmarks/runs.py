@@ -43,7 +43,10 @@ NEW = Config("new")
 ONE_INSTANCE = Config("one-instance", {}, {"CLAIMHOP_LLM_SHARED_READER": "1"})
 # The plan's instruction alone (before issue 41's worked examples): the model writes facts as long as the claim.
 LONG_PLAN = Config("long-plan", {"plan_examples": "none"})
-BASELINES = {config.name: config for config in (PREVIOUS, ONE_INSTANCE, LONG_PLAN)}
+# Replies pretty-printed as the server's response_format path lets the model write them (before issue 58 item 2):
+# a line break and indentation before every key and list item.
+PRETTY_JSON = Config("pretty-json", {}, {"CLAIMHOP_LLM_COMPACT_JSON": "0"})
+BASELINES = {config.name: config for config in (PREVIOUS, ONE_INSTANCE, LONG_PLAN, PRETTY_JSON)}
 
 
 def stratified_sample(n: int = 40, seed: int = 0, path: Path = DEV_CLAIMS) -> list[dict]:

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--previous", default=PREVIOUS.name, choices=sorted(BASELINES),
                         help="the configuration to compare the defaults with (default: the defaults before the speed "
                              "work; one-instance: the verifier's pass on the chat instance, as before issue 41; "
-                             "long-plan: the plan without its worked examples)")
+                             "long-plan: the plan without its worked examples; pretty-json: replies pretty-printed)")
     parser.add_argument("--previous-head", metavar="FILE",
                         help="instead of --previous: the defaults with this verifier head (CLAIMHOP_VERIFIER_HEAD), "
                              "e.g. the head shipped before a retrained one")
