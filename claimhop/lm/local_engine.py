@@ -40,7 +40,7 @@ class EngineOptions:
     flash_attn: int = -1  # -1 auto, 0 off, 1 on
     n_ctx: int = 4096
     # 1: JSON replies with no whitespace, and the worked examples shown so. On by default since issue 58: on 100
-    # HotpotQA questions the plan wrote 0.64x the tokens for the same documents (docs/speed.md); 0: pretty-printed
+    # HotpotQA questions the plan wrote 0.63x the tokens for the same documents (docs/speed.md); 0: pretty-printed
     compact_json: int = 1
     # Prompt-lookup speculative decoding (llama.cpp's ngram-simple): drafts of up to `spec_draft` tokens copied
     # from where the last `spec_ngram` tokens occurred before in the prompt or reply, verified in one batch.
