@@ -89,7 +89,7 @@ def calls_made(ctx: Context, node: str, cost_step: str | None = None) -> int:
 
 def call_lm(
     ctx: Context, node: str, step: Callable[[], T], fallback: Callable[[], T],
-    usable: Callable[[T], bool] = lambda _: True, cost_step: str | None = None,
+    usable: Callable[[T], bool] = lambda _: True, cost_step: str | None = None, direct: bool = False,
 ) -> tuple[T, str | None]:
     """One DSPy call on the run's LM with JSON-schema output, bounded by `model_timeout_s`.
 
@@ -97,11 +97,15 @@ def call_lm(
     attempt before the last raises ModelStepFailed, so LangGraph's RetryPolicy reruns the node; on the last
     attempt the node's deterministic fallback is used. Returns the result and, when degraded, the reason (so
     the answer can say which steps fell back). The model's use is charged to `cost_step` (default: the node).
+    `direct`: the step reaches the model without DSPy (the verifier's state pass, a label's probabilities), so
+    DSPy's cache cannot answer it and the engine counts the ask itself; counted here too, every such call would
+    show as a cache hit (asked twice, served once).
     """
     attempt = node_attempt()
 
     def ask() -> T:
-        LEDGER.asked()
+        if not direct:
+            LEDGER.asked()
         lm = get_lm(ctx.model)
         if attempt > 1:  # a retry after a bad reply: a new sample, not the same reply again from DSPy's cache
             lm = lm.copy(rollout_id=attempt, temperature=RETRY_TEMPERATURE)

@@ -295,6 +295,33 @@ def test_the_verify_stage_reads_once_and_quotes_every_fact(monkeypatch):
     assert all(ref in cited for fact in update["facts"] for ref in fact["refs"])
 
 
+def test_the_state_pass_is_one_model_call_and_no_cache_hit(monkeypatch):
+    """`benchmarks.speed` reports DSPy cache hits (asked - served), which must be 0 on an empty cache; the state
+    pass, which never goes through DSPy, was counted as asked twice and showed one hit a claim."""
+    from claimhop.lm import local_engine as engine_module
+    from claimhop.lm.call_watch import SerialModel
+    from claimhop.lm.usage import LEDGER, usage_between
+    from claimhop.program.verify.stage import ToVerify, Verify
+    from state.context import Context
+
+    verify = importlib.import_module("claimhop.program.verify.stage")
+    no_dspy_model(monkeypatch)
+    engine = engine_module.LlamaCppEngine.__new__(engine_module.LlamaCppEngine)  # the real ledger path, no weights
+    engine._lock, engine.calls, engine.prompt_tokens = SerialModel(), 0, 0
+    engine.reader = lambda blocks=None: SimpleNamespace(server=None)
+    state = [3.0, 1.0, 0.0, 0.0]
+    monkeypatch.setattr(engine_module, "embedding_pass", lambda server, messages: (
+        {"data": [{"embedding": state}]}, 1.5, 700))
+    monkeypatch.setattr(verify, "local_engine", lambda: engine)
+    monkeypatch.setattr(verify, "load_head", lambda *path: tiny_head())
+    before = LEDGER.snapshot()
+    out = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(
+        claim="Steve Augeri is American.", selected=DOCS, planned_facts=["Steve Augeri is American."]))
+    used = usage_between(before, LEDGER.snapshot())["verify"]
+    assert out.verdict == "SUPPORTED" and out.calls == 1
+    assert used["asked"] == used["calls"] == 1 and used["prompt_tokens"] == 700
+
+
 def test_a_model_that_cannot_read_gives_insufficient_info_and_says_so(monkeypatch):
     from claimhop.program.verify.stage import ToVerify, Verify
 

@@ -116,7 +116,7 @@ class Verify(SplitsClaims):
         facts, degraded, split_calls = self.atomic_facts(claim, case.claim_entities, case.planned_facts)
         passages = passages_read(case.selected, claim, self.reading)
         probs, failed = call_lm(ctx, "verify", lambda: self.probabilities(claim, passages, case.uid),
-                                lambda: dict(FAILED))
+                                lambda: dict(FAILED), direct=True)
         degraded = joined(degraded, failed)
         quotes = quotes_for([f["text"] for f in facts], passages)
         verdict, confidence, probs = judged(probs, quotes, self.head.threshold)
