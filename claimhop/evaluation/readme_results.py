@@ -55,6 +55,8 @@ RUNS = {
     "1c8852457f219ae6": "ba4149e",            # the passage verifier reading 3,000 characters (eval-verify, replayed)
     "e795296128ef7a2a": "19350ec",            # the speed sample (40 claims), reading 3,000 characters
     "2127dfa055adaf7b": "19350ec",            # the same run, the 2,400-character head (CLAIMHOP_VERIFIER_HEAD)
+    "799bbdd56a630377": "ed687af",            # the speed sample (40 claims), compact JSON replies
+    "069ec58f550b9954": "ed687af",            # the same run, pretty-printed JSON (CLAIMHOP_LLM_COMPACT_JSON=0)
     "8e5dfeb04e3a2f75": "cd9caa0",            # the head trained on synthetic, three-document, retrieved synthetic, dev
 }
 
@@ -251,10 +253,10 @@ def rows(root: Path) -> list[Row]:
                    recall / "hotpotqa-200.jsonl", recall / "hotpotqa-200-previous.jsonl", "[recall](docs/recall.md)"),
         verdict_row(root, RESULTS / "verifier" / "dev-169.jsonl",
                     "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-cd9caa0)"),
-        speed_row(root, RESULTS / "speed" / "budget3000" / "new.jsonl",
-                  RESULTS / "speed" / "budget3000" / "head-chain-order-1-21-blocks.jsonl",
-                  "the verifier reading 2,400 characters (before), same run", "[speed](docs/speed.md#"
-                  "reading-3000-characters-of-passages-what-it-costs-issue-41-commit-ba4149e)",
+        speed_row(root, RESULTS / "speed" / "compact-json" / "sample-40" / "new.jsonl",
+                  RESULTS / "speed" / "compact-json" / "sample-40" / "pretty-json.jsonl",
+                  "replies as pretty-printed JSON (before), same run", "[speed](docs/speed.md#"
+                  "compact-json-replies-the-plan-writes-063x-the-tokens-issue-58-item-2-commits-93be198-and-61f3bf1)",
                   "idle 2-core AMD EPYC (AVX2 only), slower than the Xeon of earlier rows"),
     ]
 
