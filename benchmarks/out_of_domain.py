@@ -54,13 +54,14 @@ def evidence_recall(rows: list[dict], k: int) -> float | None:
     return float(np.mean(hits)) if hits else None
 
 
-def heads_for(folder: Path, name: str, more: dict[str, str] | None = None) -> dict[str, object]:
-    """The heads compared on the set: the bundled one, the collection's own when trained, and `more` (NAME: FILE,
-    `{set}` in FILE standing for the set's name)."""
+def heads_for(folder: Path, name: str, more: dict[str, str] | None = None, collection: bool = True
+              ) -> dict[str, object]:
+    """The heads compared on the set: the bundled one, the collection's own when trained (and `collection`), and
+    `more` (NAME: FILE, `{set}` in FILE standing for the set's name)."""
     from claimhop.program.verify.head import HEAD_FILE, collection_head, load_head
 
     heads = {"bundled": load_head(HEAD_FILE)}
-    trained = collection_head(str(folder))
+    trained = collection_head(str(folder)) if collection else None
     if trained is not None:
         heads["collection"] = load_head(trained)
     for head_name, pattern in (more or {}).items():
@@ -69,11 +70,12 @@ def heads_for(folder: Path, name: str, more: dict[str, str] | None = None) -> di
 
 
 def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[str, list[str]],
-                 cached_only: bool = False, recorded: list[dict] | None = None, more_heads: dict[str, str] | None = None
-                 ) -> list[dict]:
-    """One row per (claim, head): the verdict, its probabilities and what was read; `before` from the `recorded`
-    rows. `cached_only`: only the claims whose states every head has read already (no model call; a stopped run
-    reports what it read)."""
+                 cached_only: bool = False, recorded: list[dict] | None = None, more_heads: dict[str, str] | None = None,
+                 settings: dict[str, str] | None = None, suffix: str = "", collection: bool = True) -> list[dict]:
+    """One row per (claim, head): the verdict, its probabilities and what was read; `before`, and any head not run
+    now, from the `recorded` rows. `cached_only`: only the claims whose states every head has read already (no
+    model call; a stopped run reports what it read). `settings`: run settings for the verify stage (`--set`), the
+    heads then named with `suffix` ("bundled+opposite-never")."""
     from tqdm import tqdm
 
     from claimhop.entities.ner import extract_entities, unique
@@ -88,9 +90,13 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
     from state.context import Context
 
     corpus = search_engine(str(folder)).corpus
-    settings = Context.from_any({"corpus_path": str(folder)})
-    stages = {head_name: Verify(settings, saved_state_reader(), head) for head_name, head in heads_for(folder, name, more_heads).items()}
-    before = {row["uid"]: row for row in recorded or [] if row.get("head") == "before"}
+    context = Context.from_any({"corpus_path": str(folder), **(settings or {})})
+    stages = {head_name + suffix: Verify(context, saved_state_reader(), head)
+              for head_name, head in heads_for(folder, name, more_heads, collection).items()}
+    kept: dict[str, list[dict]] = {}  # recorded rows of heads not run now, by claim
+    for row in recorded or []:
+        if row.get("head") not in stages:
+            kept.setdefault(row["uid"], []).append(row)
     rows = []
     for claim in tqdm(claims, desc=f"{name} verdicts", unit="claim"):
         documents = documents_for(corpus, retrieved[claim["uid"]])
@@ -98,8 +104,7 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
         if cached_only and not all(state_path(features_dir(s.reading), claim["claim"], documents, s.reading).is_file()
                                    for s in stages.values()):
             continue
-        if claim["uid"] in before:
-            rows.append(before[claim["uid"]])
+        rows += kept.get(claim["uid"], [])
         for head_name, stage in stages.items():
             started = time.time()
             out = stage(ToVerify(claim["claim"], documents, names, planned_facts=[claim["claim"]]))
@@ -108,6 +113,13 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
                          "read": out.read or [], "seconds": round(time.time() - started, 2),
                          "nothing_to_go_on": out.read is None})
     return rows
+
+
+def verdicts_in(path: Path) -> list[dict]:
+    """The verdict rows recorded in `path` (one per claim and head; none when there is no file yet)."""
+    from claimhop.evaluation.runner import json_objects
+
+    return [row for row in json_objects(path) if "head" in row and "uid" in row] if path.is_file() else []
 
 
 def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
@@ -135,11 +147,14 @@ def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
                      f"{np.median(read) if read else 0:.1f} |")
     lines.append("")
     for head in heads_in(verdicts):
-        if head != "before" and head in correct and "before" in correct:
-            only_new = sum(correct[head][u] and not correct["before"][u] for u in correct[head])
-            only_old = sum(correct["before"][u] and not correct[head][u] for u in correct[head])
-            lines.append(f"- {head} vs before, paired on {len(correct[head])} claims: right only with {head} "
-                         f"{only_new}, only before {only_old} (exact McNemar p = {mcnemar_exact(only_new, only_old):.2g})")
+        # each head against `before`; a head run with a setting (bundled+NAME=VALUE) also against the head without
+        for other in dict.fromkeys(["before", head.split("+")[0]]):
+            if other == head or head not in correct or other not in correct:
+                continue
+            only_new = sum(correct[head][u] and not correct[other][u] for u in correct[head])
+            only_old = sum(correct[other][u] and not correct[head][u] for u in correct[head])
+            lines.append(f"- {head} vs {other}, paired on {len(correct[head])} claims: right only with {head} "
+                         f"{only_new}, only {other} {only_old} (exact McNemar p = {mcnemar_exact(only_new, only_old):.2g})")
     return lines + [""]
 
 
@@ -189,7 +204,14 @@ def main() -> None:
                         "the committed copy keeps no claim text (NAME/retrieval.jsonl)")
     parser.add_argument("--head", action="append", default=[], metavar="NAME=FILE",
                         help="another head to compare ({set} in FILE: the set's name)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="settings",
+                        help="a run setting of the verify stage; the heads' rows are then named NAME=VALUE after "
+                             "the head, and the recorded rows of the heads without it are kept")
+    parser.add_argument("--no-collection", action="store_true",
+                        help="leave the collection's own head out (its recorded rows are kept)")
     args = parser.parse_args()
+    settings = dict(pair.split("=", 1) for pair in args.settings)
+    suffix = "".join(f"+{key}={value}" for key, value in settings.items())
     more_heads = dict(pair.split("=", 1) for pair in args.head)
     out = Path(args.out)
     lines, summary = ["# Claims outside Wikipedia", ""], {}
@@ -207,7 +229,8 @@ def main() -> None:
         claims = [c for c in claims if c["uid"] in retrieved]
         recorded = out / name / "verdicts.jsonl"
         verdicts = verdict_rows(name, root / "documents", claims, retrieved, args.cached_only,
-                                rows_in(recorded) if recorded.is_file() else [], more_heads)
+                                verdicts_in(recorded), more_heads, settings, suffix,
+                                not args.no_collection)
         write_text(out / name / "verdicts.jsonl", "".join(json.dumps(r) + "\n" for r in verdicts))
         lines += table(name, eval_rows, verdicts)
         summary[name] = {h: macro_f1([(r["label"], r["verdict"]) for r in verdicts if r["head"] == h])

@@ -189,6 +189,14 @@ class JudgeClaimOnPassages(dspy.Signature):
     supported: Literal["yes", "no"] = dspy.OutputField()
 
 
+class OppositeClaim(dspy.Signature):
+    """Write the opposite of the claim: one sentence about the same subject that says the reverse (more becomes
+    less, helps becomes harms, is becomes is not), everything else unchanged."""
+
+    claim: str = dspy.InputField()
+    opposite: str = dspy.OutputField()
+
+
 # what the user message of the passage verifier's prompt ends with (claimhop.program.verify.reading)
 PASSAGES_QUESTION = "Is the claim supported by the documents?"
 

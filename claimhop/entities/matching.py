@@ -32,3 +32,13 @@ def words_within(title: str, normalized_text: str) -> bool:
     Lennart Blomqvist drove an Audi". `normalized_text` must come from normalize_title()."""
     key = normalize_title(base_title(title))
     return bool(key) and bool(normalized_text) and fuzz.token_set_ratio(key, normalized_text) >= FUZZY_TITLE_CUTOFF
+
+
+def names_no_title(titles: list[str], claim_entities: list[str], claim: str = "") -> bool:
+    """Whether the claim names none of the documents: no name it uses is one of `titles`, even spelt a little
+    differently, and no title's words are all among its words. A scientific claim names no paper ("ALDH1", "breast
+    cancer" are topics many documents mention); a Wikipedia claim with a longer or misspelt name ("Stig Lennart
+    Blomqvist", "Ran Paul") still names its article."""
+    said = normalize_title(claim)
+    return not any(names_loosely(entity, title) for title in titles for entity in claim_entities) and not any(
+        words_within(title, said) for title in titles)

@@ -120,3 +120,55 @@ def test_a_collection_gives_supported_contradicted_and_unsettled_claims_from_its
         assert (item["source_title"] in item["titles"]) == (item["variant"] != "removed")
         assert item["label"] == ("SUPPORTED" if item["kind"] == "SUPPORTED" else "NOT_SUPPORTED")
     assert items == collection_claims(titles, texts, neighbours, count=3, seed=0)  # seeded
+
+
+class ClaimReadingEngine(FakeEngine):
+    """The model's state for each claim read: `states` maps a claim to the state its prompt gives."""
+
+    def __init__(self, states: dict[str, np.ndarray]):
+        super().__init__(None)
+        self.states = states
+
+    def last_hidden_state(self, messages, blocks=None):
+        self.messages.append(messages)
+        claim = messages[-1]["content"].split("\nClaim: ")[1].split("\n")[0]
+        return self.states[claim]
+
+
+def test_a_claim_whose_opposite_reads_better_is_contradicted_and_one_whose_opposite_does_not_is_unsettled(monkeypatch):
+    """The head's kind, learned from Wikipedia claims with a name swapped, calls both claims CONTRADICTED (its bias
+    says so here); reading the model's opposite of each on the same passages tells them apart."""
+    from fakes import fake_lm
+
+    import claimhop.lm.provider as provider
+    from claimhop.program.verify.stage import ToVerify, Verify
+    from state.context import Context
+
+    verify = importlib.import_module("claimhop.program.verify.stage")
+    refuted = "ALDH1 is found in no mammary stem cell."
+    unsettled = "ALDH1 expression is associated with taller patients."
+    opposites = {refuted: "ALDH1 is found in mammary stem cells.",
+                 unsettled: "ALDH1 expression is associated with shorter patients."}
+    low, lower, high = np.array([-2.0, 1.0, 0, 0]), np.array([-3.0, 1.0, 0, 0]), np.array([3.0, 1.0, 0, 0])
+    engine = ClaimReadingEngine({refuted: low, opposites[refuted]: high, unsettled: low, opposites[unsettled]: lower})
+    asked: list[str] = []
+
+    def opposite_of():
+        return {"opposite": opposites[asked[-1]]}
+
+    lm, _ = fake_lm({"opposite": opposite_of})
+    monkeypatch.setitem(provider._LMS, "local", lm)
+    monkeypatch.setattr(verify, "local_engine", lambda: engine)
+    monkeypatch.setattr(verify, "load_head", lambda *path: tiny_head())
+    results = {}
+    for claim in (refuted, unsettled):
+        asked.append(claim)
+        results[claim] = Verify(Context.from_any({"verifier": "passages", "opposite_check": "unnamed"}))(ToVerify(
+            claim=claim, selected=ABSTRACTS, claim_entities=["ALDH1"], planned_facts=[claim]))
+    assert results[refuted].verdict == "CONTRADICTED" and "opposite better than the claim" in results[refuted].reason
+    assert results[unsettled].verdict == "INSUFFICIENT_INFO" and "neither the claim nor its opposite" in results[
+        unsettled].reason
+    assert results[refuted].calls == 3 and len(engine.messages) == 4  # the pass, the opposite written and read
+    never = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(  # the default: never
+        claim=unsettled, selected=ABSTRACTS, claim_entities=["ALDH1"], planned_facts=[unsettled]))
+    assert never.verdict == "CONTRADICTED" and never.calls == 1  # the head's kind alone, as before

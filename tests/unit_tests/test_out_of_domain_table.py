@@ -1,0 +1,25 @@
+"""benchmarks.out_of_domain reads back the verdict rows an earlier run wrote (the `before` rows are only there) and
+pairs a head run with a setting against the same head without it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks.out_of_domain import table, verdicts_in
+
+
+def test_recorded_verdicts_are_read_back_and_a_setting_is_paired_with_the_head_without_it(tmp_path: Path):
+    labels = ["SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"]
+    rows = []
+    for i, label in enumerate(labels):
+        rows.append({"set": "s", "uid": f"c{i}", "head": "before", "label": label, "verdict": "SUPPORTED"})
+        rows.append({"set": "s", "uid": f"c{i}", "head": "bundled", "label": label, "verdict": "SUPPORTED"})
+        rows.append({"set": "s", "uid": f"c{i}", "head": "bundled+opposite_check=unnamed", "label": label,
+                     "verdict": label})
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert verdicts_in(path) == rows and verdicts_in(tmp_path / "none.jsonl") == []
+    lines = table("s", [], verdicts_in(path))
+    assert ("- bundled+opposite_check=unnamed vs bundled, paired on 3 claims: right only with "
+            "bundled+opposite_check=unnamed 2, only bundled 0 (exact McNemar p = 0.5)") in lines
