@@ -70,8 +70,9 @@ def heads_for(folder: Path, name: str, more: dict[str, str] | None = None, colle
 
 
 def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[str, list[str]],
-                 cached_only: bool = False, recorded: list[dict] | None = None, more_heads: dict[str, str] | None = None,
-                 settings: dict[str, str] | None = None, suffix: str = "", collection: bool = True) -> list[dict]:
+                 cached_only: bool = False, recorded: list[dict] | None = None,
+                 more_heads: dict[str, str] | None = None, settings: dict[str, str] | None = None, suffix: str = "",
+                 collection: bool = True) -> list[dict]:
     """One row per (claim, head): the verdict, its probabilities and what was read; `before`, and any head not run
     now, from the `recorded` rows. `cached_only`: only the claims whose states every head has read already (no
     model call; a stopped run reports what it read). `settings`: run settings for the verify stage (`--set`), the
@@ -153,8 +154,9 @@ def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
                 continue
             only_new = sum(correct[head][u] and not correct[other][u] for u in correct[head])
             only_old = sum(correct[other][u] and not correct[head][u] for u in correct[head])
+            p = mcnemar_exact(only_new, only_old)
             lines.append(f"- {head} vs {other}, paired on {len(correct[head])} claims: right only with {head} "
-                         f"{only_new}, only {other} {only_old} (exact McNemar p = {mcnemar_exact(only_new, only_old):.2g})")
+                         f"{only_new}, only {other} {only_old} (exact McNemar p = {p:.2g})")
     return lines + [""]
 
 
