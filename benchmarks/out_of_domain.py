@@ -76,7 +76,7 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
     """One row per (claim, head): the verdict, its probabilities and what was read; `before`, and any head not run
     now, from the `recorded` rows. `cached_only`: only the claims whose states every head has read already (no
     model call; a stopped run reports what it read). `settings`: run settings for the verify stage (`--set`), the
-    heads then named with `suffix` ("bundled+opposite-never")."""
+    heads then named with `suffix` ("bundled+opposite_check=unnamed")."""
     from tqdm import tqdm
 
     from claimhop.entities.ner import extract_entities, unique
