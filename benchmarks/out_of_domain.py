@@ -194,8 +194,17 @@ def plot(summary: dict[str, dict[str, float]], path: Path) -> None:
         fig.savefig(tmp, dpi=120)
 
 
+def named_values(parser: argparse.ArgumentParser, flag: str, items: list[str]) -> dict[str, str]:
+    """NAME=VALUE pairs as a dict; anything else ends the run with a usage error naming the flag."""
+    bad = [item for item in items if "=" not in item or not item.split("=", 1)[0].strip()]
+    if bad:
+        parser.error(f"{flag} expects NAME=VALUE, got {bad[0]!r}")
+    return {name.strip(): value for name, value in (item.split("=", 1) for item in items)}
+
+
 def main() -> None:
     from claimhop.evaluation.data import load_claims
+    from state.context import Context
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="healthver,climate-fever")
@@ -212,9 +221,12 @@ def main() -> None:
     parser.add_argument("--no-collection", action="store_true",
                         help="leave the collection's own head out (its recorded rows are kept)")
     args = parser.parse_args()
-    settings = dict(pair.split("=", 1) for pair in args.settings)
+    settings, more_heads = named_values(parser, "--set", args.settings), named_values(parser, "--head", args.head)
+    try:
+        Context.from_any(settings)
+    except ValueError as err:  # a misspelt setting or a value out of range, said before any model loads
+        parser.error(f"--set: {err}")
     suffix = "".join(f"+{key}={value}" for key, value in settings.items())
-    more_heads = dict(pair.split("=", 1) for pair in args.head)
     out = Path(args.out)
     lines, summary = ["# Claims outside Wikipedia", ""], {}
     for name in args.sets.split(","):

@@ -4,9 +4,12 @@ pairs a head run with a setting against the same head without it."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from benchmarks.out_of_domain import table, verdicts_in
+import pytest
+
+from benchmarks.out_of_domain import main, table, verdicts_in
 
 
 def test_recorded_verdicts_are_read_back_and_a_setting_is_paired_with_the_head_without_it(tmp_path: Path):
@@ -23,3 +26,13 @@ def test_recorded_verdicts_are_read_back_and_a_setting_is_paired_with_the_head_w
     lines = table("s", [], verdicts_in(path))
     assert ("- bundled+opposite_check=unnamed vs bundled, paired on 3 claims: right only with "
             "bundled+opposite_check=unnamed 2, only bundled 0 (exact McNemar p = 0.5)") in lines
+
+
+def test_a_malformed_or_unknown_setting_is_a_usage_error_before_anything_loads(monkeypatch, capsys):
+    for given, said in (("opposite_check", "--set expects NAME=VALUE, got 'opposite_check'"),
+                        ("opposite_chek=always", "unknown setting(s): opposite_chek"),
+                        ("opposite_check=sometimes", "must be one of never, unnamed, always")):
+        monkeypatch.setattr(sys, "argv", ["out_of_domain", "--set", given, "--root", "/nonexistent"])
+        with pytest.raises(SystemExit) as exit_info:
+            main()
+        assert exit_info.value.code == 2 and said in capsys.readouterr().err
