@@ -27,17 +27,21 @@ REAL_CLAIMS = Path("docs/results/verifier/real-claims.jsonl")
 DEV_RETRIEVED = Path("docs/results/dev-169-selection/eval.jsonl")
 
 
-def verdicts(head, items: list[dict], corpus_of, uid_fold: bool = False) -> dict[str, str]:
+def verdicts(head, items: list[dict], corpus_of, uid_fold: bool = False, settings: dict | None = None,
+             desc: str = "") -> dict[str, str]:
     """The verify stage's verdict with `head` on each item's saved state (the claim quoted as one fact, as
-    benchmarks.out_of_domain does; `uid_fold`: a dev claim judged by the fold head that never saw it)."""
+    benchmarks.out_of_domain does; `uid_fold`: a dev claim judged by the fold head that never saw it), under the
+    run `settings` given (a progress bar when `desc` names the run)."""
+    from tqdm import tqdm
+
     from claimhop.entities.ner import extract_entities, unique
     from claimhop.evaluation.verifier_features import documents_for, saved_state_reader
     from claimhop.program.verify.stage import ToVerify, Verify
     from state.context import Context
 
-    stage = Verify(Context.from_any({}), saved_state_reader(), head)
+    stage = Verify(Context.from_any(settings or {}), saved_state_reader(), head)
     out = {}
-    for item in items:
+    for item in tqdm(items, desc=desc, unit="claim", disable=not desc):
         names = unique(extract_entities([item["claim"]], with_spans=True)[0])
         case = ToVerify(item["claim"], documents_for(corpus_of(item), item["titles"]), names,
                         planned_facts=[item["claim"]], uid=item["uid"] if uid_fold else None)

@@ -1,0 +1,86 @@
+"""A verify-stage setting checked on real claims it was not chosen on (issue 55): the verify stage with the bundled
+head, with the setting and without it, on the labelled claims of benchmarks.real_claims (each set's role "train"
+claims, which no reported sample shares a document with, and any role asked for), each claim on the 21 documents
+recorded for it, the claim quoted as one fact. Paired per set and pooled (exact McNemar on the claims only one
+gets right). States are read once and saved (a rerun reads no passage twice); a setting that asks the model for
+more (opposite_check) makes those calls, cached by DSPy.
+
+    python -m benchmarks.verify_setting --set opposite_check=unnamed --roles train \\
+        --out docs/results/out-of-domain/opposite/confirm
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.out_of_domain import LABELS, named_values
+from benchmarks.travel_head import REAL_CLAIMS, paired_line, verdicts
+from claimhop.atomic import write_text
+
+
+def table(lines: list[dict], setting: str) -> list[str]:
+    rows = ["| claims | n | without: macro-F1 | with: macro-F1 | contradicted recognised (without / with) | "
+            "right only without / only with | exact McNemar p |", "|---|---|---|---|---|---|---|"]
+    rows += [f"| {x['set']} | {x['claims']} | {x['bundled']} | {x['travel']} | {x['contradicted_bundled']}/"
+             f"{x['contradicted']} / {x['contradicted_travel']}/{x['contradicted']} | {x['only_bundled']} / "
+             f"{x['only_travel']} | {x['p']:.2g} |" for x in lines]
+    return [f"`{setting}` against the defaults, the bundled head, real claims", "", *rows]
+
+
+def main() -> None:
+    from claimhop.evaluation.train_verifier import folder_corpus
+    from claimhop.evaluation.verifier_data import real_claim_items
+    from claimhop.program.verify.head import HEAD_FILE, load_head
+    from state.context import Context
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", action="append", required=True, metavar="NAME=VALUE", dest="settings")
+    parser.add_argument("--roles", default="train", help="comma-separated roles of benchmarks.real_claims")
+    parser.add_argument("--sets", default="", help="only these sets (comma-separated; default: all)")
+    parser.add_argument("--real-claims", default=str(REAL_CLAIMS))
+    parser.add_argument("--root", default="/work/ood", help="folders made by benchmarks.claim_sets")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    settings = named_values(parser, "--set", args.settings)
+    try:
+        Context.from_any(settings)
+    except ValueError as err:
+        parser.error(f"--set: {err}")
+    items = real_claim_items(Path(args.real_claims), Path(args.root), roles=tuple(args.roles.split(",")))
+    wanted = set(filter(None, args.sets.split(","))) or {i["set"] for i in items}
+    items = [i for i in items if i["set"] in wanted]
+    corpora: dict[str, object] = {}
+
+    def corpus_of(item: dict):
+        if item["folder"] not in corpora:
+            corpora[item["folder"]] = folder_corpus(item["folder"])
+        return corpora[item["folder"]]
+
+    head, setting = load_head(HEAD_FILE), " ".join(f"{k}={v}" for k, v in settings.items())
+    lines, rows, gold_all, without_all, with_all = [], [], {}, {}, {}
+    for name in sorted(wanted):
+        chosen = [i for i in items if i["set"] == name]
+        gold = {i["uid"]: i["label"] for i in chosen}
+        without = verdicts(head, chosen, corpus_of, desc=f"{name}: defaults")
+        with_setting = verdicts(head, chosen, corpus_of, settings=settings, desc=f"{name}: {setting}")
+        labels = tuple(label for label in LABELS if label in gold.values())
+        lines.append(paired_line(name, gold, without, with_setting, labels))
+        rows += [{"set": name, "uid": u, "label": gold[u], "without": without[u], "with": with_setting[u]}
+                 for u in sorted(gold)]
+        gold_all.update(gold), without_all.update(without), with_all.update(with_setting)
+    pooled = paired_line("pooled", gold_all, without_all, with_all, LABELS)
+    lines.append({**pooled, "bundled": "", "travel": ""})  # a macro-F1 over sets of different labels means nothing
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    text = table(lines, setting)
+    write_text(out / "paired.md", "\n".join(text) + "\n")
+    write_text(out / "paired.json", json.dumps({"settings": settings, "roles": args.roles, "lines": lines}, indent=1)
+               + "\n")
+    write_text(out / "verdicts.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    print("\n".join(text))
+
+
+if __name__ == "__main__":
+    main()
