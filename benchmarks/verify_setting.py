@@ -5,8 +5,8 @@ recorded for it, the claim quoted as one fact. Paired per set and pooled (exact 
 gets right). States are read once and saved (a rerun reads no passage twice); a setting that asks the model for
 more (opposite_check) makes those calls, cached by DSPy.
 
-    python -m benchmarks.verify_setting --set opposite_check=unnamed --roles train \\
-        --out docs/results/out-of-domain/opposite/confirm
+    python -m benchmarks.verify_setting --set opposite_check=unnamed --roles train,sample \\
+        --chosen-on healthver:sample,climate-fever:sample --out docs/results/out-of-domain/opposite/confirm
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ def main() -> None:
     parser.add_argument("--sets", default="", help="only these sets (comma-separated; default: all)")
     parser.add_argument("--real-claims", default=str(REAL_CLAIMS))
     parser.add_argument("--root", default="/work/ood", help="folders made by benchmarks.claim_sets")
+    parser.add_argument("--chosen-on", default="", help="SET:ROLE pairs the setting was chosen or checked on "
+                        "(comma-separated): shown, left out of the pooled line")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     settings = named_values(parser, "--set", args.settings)
@@ -60,17 +62,18 @@ def main() -> None:
 
     head, setting = load_head(HEAD_FILE), " ".join(f"{k}={v}" for k, v in settings.items())
     lines, rows, gold_all, without_all, with_all = [], [], {}, {}, {}
-    for name in sorted(wanted):
-        chosen = [i for i in items if i["set"] == name]
+    for name, role in sorted({(i["set"], i["role"]) for i in items}):
+        chosen = [i for i in items if (i["set"], i["role"]) == (name, role)]
         gold = {i["uid"]: i["label"] for i in chosen}
-        without = verdicts(head, chosen, corpus_of, desc=f"{name}: defaults")
-        with_setting = verdicts(head, chosen, corpus_of, settings=settings, desc=f"{name}: {setting}")
+        without = verdicts(head, chosen, corpus_of, desc=f"{name} {role}: defaults")
+        with_setting = verdicts(head, chosen, corpus_of, settings=settings, desc=f"{name} {role}: {setting}")
         labels = tuple(label for label in LABELS if label in gold.values())
-        lines.append(paired_line(name, gold, without, with_setting, labels))
-        rows += [{"set": name, "uid": u, "label": gold[u], "without": without[u], "with": with_setting[u]}
+        lines.append(paired_line(f"{name} ({role})", gold, without, with_setting, labels))
+        rows += [{"set": name, "role": role, "uid": u, "label": gold[u], "without": without[u], "with": with_setting[u]}
                  for u in sorted(gold)]
-        gold_all.update(gold), without_all.update(without), with_all.update(with_setting)
-    pooled = paired_line("pooled", gold_all, without_all, with_all, LABELS)
+        if f"{name}:{role}" not in args.chosen_on.split(","):
+            gold_all.update(gold), without_all.update(without), with_all.update(with_setting)
+    pooled = paired_line("pooled, not chosen on", gold_all, without_all, with_all, LABELS)
     lines.append({**pooled, "bundled": "", "travel": ""})  # a macro-F1 over sets of different labels means nothing
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
