@@ -1,6 +1,6 @@
 """Issue 55 as a user runs it: a folder of abstracts indexed with `claimhop index FOLDER`, a claim that names none
-of them checked with `claimhop check --corpus FOLDER --set opposite_check=unnamed`, the real local model and the bundled
-head (the setting is an experiment, off by default: docs/evaluation.md). The passages do
+of them checked with `claimhop check --corpus FOLDER` on the defaults (`opposite_check=unnamed`), the real local model
+and the bundled head. The passages do
 not support the claim, so the model writes the claim's opposite and reads it on the same passages; the answer says
 which of the two they support better (docs/evaluation.md: the head's own kind tells a contradicted scientific claim
 from an unsettled one worse than chance)."""
@@ -41,7 +41,7 @@ def test_a_claim_naming_no_document_is_read_again_as_its_opposite(tmp_path: Path
     assert claimhop.cli.main.main(["index", str(folder), "--index-dir", str(index_dir)]) == 0
     capsys.readouterr()
     assert claimhop.cli.main.main(["check", CLAIM, "--corpus", str(folder), "--set", f"index_dir={index_dir}",
-                                   "--set", "opposite_check=unnamed", "--json", "--quiet"]) == 0
+                                   "--json", "--quiet"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["verdict"] == "CONTRADICTED", result["answer"]
     assert "support the claim's opposite better than the claim" in result["verdict_reason"], result["verdict_reason"]

@@ -150,7 +150,9 @@ def test_a_claim_whose_opposite_reads_better_is_contradicted_and_one_whose_oppos
     opposites = {refuted: "ALDH1 is found in mammary stem cells.",
                  unsettled: "ALDH1 expression is associated with shorter patients."}
     low, lower, high = np.array([-2.0, 1.0, 0, 0]), np.array([-3.0, 1.0, 0, 0]), np.array([3.0, 1.0, 0, 0])
-    engine = ClaimReadingEngine({refuted: low, opposites[refuted]: high, unsettled: low, opposites[unsettled]: lower})
+    named = "The Screening mammography trial found ALDH1 in no mammary stem cell."  # names its document
+    engine = ClaimReadingEngine({refuted: low, opposites[refuted]: high, unsettled: low, opposites[unsettled]: lower,
+                                 named: low})
     asked: list[str] = []
 
     def opposite_of():
@@ -163,12 +165,15 @@ def test_a_claim_whose_opposite_reads_better_is_contradicted_and_one_whose_oppos
     results = {}
     for claim in (refuted, unsettled):
         asked.append(claim)
-        results[claim] = Verify(Context.from_any({"verifier": "passages", "opposite_check": "unnamed"}))(ToVerify(
+        results[claim] = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(  # the default: unnamed
             claim=claim, selected=ABSTRACTS, claim_entities=["ALDH1"], planned_facts=[claim]))
     assert results[refuted].verdict == "CONTRADICTED" and "opposite better than the claim" in results[refuted].reason
     assert results[unsettled].verdict == "INSUFFICIENT_INFO" and "neither the claim nor its opposite" in results[
         unsettled].reason
     assert results[refuted].calls == 3 and len(engine.messages) == 4  # the pass, the opposite written and read
-    never = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(  # the default: never
+    never = Verify(Context.from_any({"verifier": "passages", "opposite_check": "never"}))(ToVerify(
         claim=unsettled, selected=ABSTRACTS, claim_entities=["ALDH1"], planned_facts=[unsettled]))
     assert never.verdict == "CONTRADICTED" and never.calls == 1  # the head's kind alone, as before
+    by_name = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(  # a Wikipedia-like claim: not read again
+        claim=named, selected=ABSTRACTS, claim_entities=["Screening mammography trial", "ALDH1"], planned_facts=[named]))
+    assert by_name.verdict == "CONTRADICTED" and by_name.calls == 1
