@@ -202,9 +202,21 @@ def named_values(parser: argparse.ArgumentParser, flag: str, items: list[str]) -
     return {name.strip(): value for name, value in (item.split("=", 1) for item in items)}
 
 
+def run_settings(parser: argparse.ArgumentParser, items: list[str]) -> dict[str, str]:
+    """`--set` NAME=VALUE pairs, checked as run settings: a misspelt setting or a value out of range is a usage
+    error said before any model loads."""
+    from state.context import Context
+
+    settings = named_values(parser, "--set", items)
+    try:
+        Context.from_any(settings)
+    except ValueError as err:
+        parser.error(f"--set: {err}")
+    return settings
+
+
 def main() -> None:
     from claimhop.evaluation.data import load_claims
-    from state.context import Context
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="healthver,climate-fever")
@@ -221,11 +233,7 @@ def main() -> None:
     parser.add_argument("--no-collection", action="store_true",
                         help="leave the collection's own head out (its recorded rows are kept)")
     args = parser.parse_args()
-    settings, more_heads = named_values(parser, "--set", args.settings), named_values(parser, "--head", args.head)
-    try:
-        Context.from_any(settings)
-    except ValueError as err:  # a misspelt setting or a value out of range, said before any model loads
-        parser.error(f"--set: {err}")
+    settings, more_heads = run_settings(parser, args.settings), named_values(parser, "--head", args.head)
     suffix = "".join(f"+{key}={value}" for key, value in settings.items())
     out = Path(args.out)
     lines, summary = ["# Claims outside Wikipedia", ""], {}

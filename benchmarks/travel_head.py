@@ -49,6 +49,22 @@ def verdicts(head, items: list[dict], corpus_of, uid_fold: bool = False, setting
     return out
 
 
+def corpus_getter():
+    """The corpus of an item's folder (the bundled one for an item with none), each loaded once."""
+    from claimhop.evaluation.train_verifier import folder_corpus
+    from claimhop.retrieval.corpus import load_corpus
+
+    corpora: dict[str, object] = {}
+
+    def corpus_of(item: dict):
+        folder = item.get("folder", "")
+        if folder not in corpora:
+            corpora[folder] = folder_corpus(folder) if folder else load_corpus()
+        return corpora[folder]
+
+    return corpus_of
+
+
 def paired_line(name: str, gold: dict[str, str], a: dict[str, str], b: dict[str, str], labels: tuple[str, ...],
                 to_label=lambda v: v) -> dict:
     """Macro-F1 of both heads and the claims only one gets right."""
@@ -68,10 +84,8 @@ def paired_line(name: str, gold: dict[str, str], a: dict[str, str], b: dict[str,
 
 
 def main() -> None:
-    from claimhop.evaluation.train_verifier import folder_corpus
     from claimhop.evaluation.verifier_data import dev_items, real_claim_items
     from claimhop.program.verify.head import HEAD_FILE, load_head
-    from claimhop.retrieval.corpus import load_corpus
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--heads", required=True, help="folder with without-SET.npz heads")
@@ -82,14 +96,7 @@ def main() -> None:
     parser.add_argument("--root", default="/work/ood")
     parser.add_argument("--out", default="docs/results/verifier/travel")
     args = parser.parse_args()
-    bundled = load_head(HEAD_FILE)
-    corpora: dict[str, object] = {}
-
-    def corpus_of(item: dict):
-        folder = item.get("folder", "")
-        if folder not in corpora:
-            corpora[folder] = folder_corpus(folder) if folder else load_corpus()
-        return corpora[folder]
+    bundled, corpus_of = load_head(HEAD_FILE), corpus_getter()
 
     samples = real_claim_items(Path(args.real_claims), Path(args.root), roles=("sample",))
     lines = []

@@ -5,7 +5,8 @@ recorded for it, the claim quoted as one fact. Paired per set and pooled (exact 
 gets right). States are read once and saved (a rerun reads no passage twice); a setting that asks the model for
 more (opposite_check) makes those calls, cached by DSPy.
 
-    python -m benchmarks.verify_setting --set opposite_check=unnamed --roles train,sample \\
+    python -m benchmarks.verify_setting --set opposite_check=unnamed --against opposite_check=never \\
+        --roles train,sample \\
         --chosen-on healthver:sample,climate-fever:sample --out docs/results/out-of-domain/opposite/confirm
 """
 
@@ -15,28 +16,29 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.out_of_domain import LABELS, named_values
-from benchmarks.travel_head import REAL_CLAIMS, paired_line, verdicts
+from benchmarks.out_of_domain import LABELS, run_settings
+from benchmarks.travel_head import REAL_CLAIMS, corpus_getter, paired_line, verdicts
 from claimhop.atomic import write_text
 
 
-def table(lines: list[dict], setting: str) -> list[str]:
+def table(lines: list[dict], setting: str, baseline: str) -> list[str]:
     rows = ["| claims | n | without: macro-F1 | with: macro-F1 | contradicted recognised (without / with) | "
             "right only without / only with | exact McNemar p |", "|---|---|---|---|---|---|---|"]
     rows += [f"| {x['set']} | {x['claims']} | {x['bundled']} | {x['travel']} | {x['contradicted_bundled']}/"
              f"{x['contradicted']} / {x['contradicted_travel']}/{x['contradicted']} | {x['only_bundled']} / "
              f"{x['only_travel']} | {x['p']:.2g} |" for x in lines]
-    return [f"`{setting}` against the defaults, the bundled head, real claims", "", *rows]
+    return [f"`{setting}` against {baseline}, the bundled head, real claims", "", *rows]
 
 
 def main() -> None:
-    from claimhop.evaluation.train_verifier import folder_corpus
     from claimhop.evaluation.verifier_data import real_claim_items
     from claimhop.program.verify.head import HEAD_FILE, load_head
-    from state.context import Context
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", action="append", required=True, metavar="NAME=VALUE", dest="settings")
+    parser.add_argument("--against", action="append", default=[], metavar="NAME=VALUE",
+                        help="the settings of the run compared with (default: the defaults; a setting made the "
+                             "default since is given here as it was before)")
     parser.add_argument("--roles", default="train", help="comma-separated roles of benchmarks.real_claims")
     parser.add_argument("--sets", default="", help="only these sets (comma-separated; default: all)")
     parser.add_argument("--real-claims", default=str(REAL_CLAIMS))
@@ -45,27 +47,18 @@ def main() -> None:
                         "(comma-separated): shown, left out of the pooled line")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    settings = named_values(parser, "--set", args.settings)
-    try:
-        Context.from_any(settings)
-    except ValueError as err:
-        parser.error(f"--set: {err}")
+    settings, against = run_settings(parser, args.settings), run_settings(parser, args.against)
     items = real_claim_items(Path(args.real_claims), Path(args.root), roles=tuple(args.roles.split(",")))
     wanted = set(filter(None, args.sets.split(","))) or {i["set"] for i in items}
     items = [i for i in items if i["set"] in wanted]
-    corpora: dict[str, object] = {}
-
-    def corpus_of(item: dict):
-        if item["folder"] not in corpora:
-            corpora[item["folder"]] = folder_corpus(item["folder"])
-        return corpora[item["folder"]]
-
+    corpus_of = corpus_getter()
     head, setting = load_head(HEAD_FILE), " ".join(f"{k}={v}" for k, v in settings.items())
+    baseline = " ".join(f"{k}={v}" for k, v in against.items()) or "the defaults"
     lines, rows, gold_all, without_all, with_all = [], [], {}, {}, {}
     for name, role in sorted({(i["set"], i["role"]) for i in items}):
         chosen = [i for i in items if (i["set"], i["role"]) == (name, role)]
         gold = {i["uid"]: i["label"] for i in chosen}
-        without = verdicts(head, chosen, corpus_of, desc=f"{name} {role}: defaults")
+        without = verdicts(head, chosen, corpus_of, settings=against, desc=f"{name} {role}: {baseline}")
         with_setting = verdicts(head, chosen, corpus_of, settings=settings, desc=f"{name} {role}: {setting}")
         labels = tuple(label for label in LABELS if label in gold.values())
         lines.append(paired_line(f"{name} ({role})", gold, without, with_setting, labels))
@@ -77,9 +70,9 @@ def main() -> None:
     lines.append({**pooled, "bundled": "", "travel": ""})  # a macro-F1 over sets of different labels means nothing
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    text = table(lines, setting)
+    text = table(lines, setting, baseline)
     write_text(out / "paired.md", "\n".join(text) + "\n")
-    write_text(out / "paired.json", json.dumps({"settings": settings, "roles": args.roles, "lines": lines}, indent=1)
+    write_text(out / "paired.json", json.dumps({"settings": settings, "against": against, "roles": args.roles, "lines": lines}, indent=1)
                + "\n")
     write_text(out / "verdicts.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
     print("\n".join(text))
