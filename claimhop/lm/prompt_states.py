@@ -1,0 +1,168 @@
+"""Prompt states kept on disk: llama.cpp's state (KV cache) of a chat call's fixed part, written once and read back
+by every later process, so a fresh `claimhop check` does not compute the plan's ~420-token prefix again.
+
+llama.cpp already reuses a prompt's cached prefix within a process (`cache_prompt`, `cache_ram_mib`), but that cache
+dies with the process, and every one-claim CLI check is a new process: its plan read the whole prefix (system message
+and worked examples) again, ~10 s of the ~12 s the call took here. Here the fixed part of a call (every message
+before the last, and the start of the last user turn) is read once with nothing generated, saved through llama.cpp's
+own slot save (`/slots/0?action=save`), and restored (`?action=restore`, milliseconds for ~10 MB) the first time a
+process meets the same prefix. A state belongs to one model file, llama.cpp build and KV layout: the folder is named
+by them, so a state never meets an instance that would read it wrongly. Nothing of a claim is kept: only the prefix
+that every call of a signature shares.
+
+The in-process server answers the slot actions only on its loopback HTTP listener (xllamacpp has no handle for
+them), which takes this process's key alone (local_engine.lock_listener), with file names llama.cpp checks itself
+(no path separators), inside the folder given here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import secrets
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from claimhop.lm.chat_template import chatml
+
+log = logging.getLogger("claimhop")
+
+# prefixes shorter than this (characters of chat-templated text, ~4 a token) are cheap to recompute: not kept
+MIN_PREFIX_CHARS = 400
+# states kept per engine folder, at most (each ~28 KB a token: the plan's ~10-12 MB); the oldest go first
+MAX_STATES = 24
+SLOT_TIMEOUT_S = 60.0
+TURN_START = "<|im_start|>"
+
+
+def fixed_prefix(messages: list[dict]) -> str | None:
+    """The chat-templated text every call with these leading messages shares: all messages but the last, then the
+    last (user) turn's opening. None when the call has no such part worth keeping."""
+    if len(messages) < 2 or messages[-1].get("role") != "user":
+        return None
+    head = chatml(messages[:-1])
+    head = head[: -len(f"{TURN_START}assistant\n")] + f"{TURN_START}user\n"
+    return head if len(head) >= MIN_PREFIX_CHARS else None
+
+
+def checksum(path: Path) -> str:
+    """The first 16 hex digits of the file's sha256 (~20 ms for a 10 MB state)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def state_folder(root: Path, model_path: Path, layout: dict[str, Any]) -> Path:
+    """The folder of one model file's states under one KV layout (llama.cpp version, context, attention kernel)."""
+    stat = model_path.stat()
+    identity = json.dumps({"model": model_path.name, "bytes": stat.st_size, **layout}, sort_keys=True)
+    return root / hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
+class PromptStates:
+    """The states of one llama.cpp chat instance (slot 0): restored the first time a process meets a prefix, saved
+    the first time any process reads one that has none. Every method runs under the engine's lock (one call at a
+    time), so the slot is never read or written while a call uses it."""
+
+    def __init__(self, server: Any, folder: Path, key: str) -> None:
+        self.server = server
+        self.folder = folder
+        self._key = key  # the listener's key (claimhop.lm.local_engine.lock_listener)
+        self._seen: set[str] = set()
+        self._guard = threading.Lock()
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
+        self.restored = 0
+        self.saved = 0
+
+    @staticmethod
+    def name_of(prefix: str) -> str:
+        """The prefix's name: the start of every state file kept for it (`NAME-CHECKSUM.bin`)."""
+        return hashlib.sha256(prefix.encode()).hexdigest()[:32]
+
+    def state_of(self, prefix: str) -> Path | None:
+        """The prefix's kept state, if one is whole: its name ends with the checksum of its bytes, so a file cut short
+        or damaged (which llama.cpp would abort the process on) is deleted here instead of read."""
+        for path in self.folder.glob(f"{self.name_of(prefix)}-*.bin"):
+            if path.stem.rsplit("-", 1)[-1] == checksum(path):
+                return path
+            path.unlink(missing_ok=True)
+        return None
+
+    def has(self, prefix: str) -> bool:
+        return self.state_of(prefix) is not None
+
+    def before_call(self, messages: list[dict]) -> str | None:
+        """Restore the saved state of this call's prefix into the slot, once a process; returns the prefix when the
+        call should save it afterwards (none saved yet), else None."""
+        prefix = fixed_prefix(messages)
+        if prefix is None:
+            return None
+        with self._guard:
+            if prefix in self._seen:
+                return None  # this process has read it: llama.cpp's own cache holds it now
+            self._seen.add(prefix)
+        path = self.state_of(prefix)
+        if path is not None:
+            if self._slot("restore", path.name):
+                self.restored += 1
+                return None
+            path.unlink(missing_ok=True)  # refused by this llama.cpp: made again
+        return prefix
+
+    def keep(self, prefix: str) -> bool:
+        """Read the prefix alone (its tokens are cached from the call just made: ~0.1 s) and save the slot's state
+        under the prefix's name and its own checksum, atomically (a temporary name, then rename)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        result = self.server.handle_completions({"prompt": prefix, "n_predict": 0, "cache_prompt": True,
+                                                 "temperature": 0.0})
+        if not isinstance(result, dict) or "error" in result:
+            log.info("prompt state not kept: %s", str(result)[:200])
+            return False
+        temporary = self.folder / f"tmp-{os.getpid()}-{secrets.token_hex(6)}.bin"
+        if not self._slot("save", temporary.name):
+            temporary.unlink(missing_ok=True)
+            return False
+        for old in self.folder.glob(f"{self.name_of(prefix)}-*.bin"):
+            old.unlink(missing_ok=True)
+        os.replace(temporary, self.folder / f"{self.name_of(prefix)}-{checksum(temporary)}.bin")
+        self.saved += 1
+        self._prune()
+        return True
+
+    def _prune(self) -> None:
+        """At most MAX_STATES states, the newest; a temporary file an hour old was left by a process that died."""
+        states, now = [], time.time()
+        for path in self.folder.glob("*-*.bin"):
+            try:
+                if not path.name.startswith("tmp-"):
+                    states.append((path.stat().st_mtime, path))
+                elif now - path.stat().st_mtime > 3600:
+                    path.unlink()
+            except FileNotFoundError:  # another process pruned or replaced it meanwhile
+                continue
+        for _, old in sorted(states)[:-MAX_STATES]:
+            old.unlink(missing_ok=True)
+
+    def _slot(self, action: str, filename: str) -> bool:
+        """llama.cpp's slot action on slot 0; False (logged) when the server refuses or is not reachable."""
+        address = self.server.listening_address.rstrip("/")
+        request = urllib.request.Request(f"{address}/slots/0?action={action}", method="POST",
+                                         data=json.dumps({"filename": filename}).encode(),
+                                         headers={"Content-Type": "application/json",
+                                                  "Authorization": f"Bearer {self._key}"})
+        try:
+            with self._opener.open(request, timeout=SLOT_TIMEOUT_S) as reply:
+                body = json.loads(reply.read() or b"{}")
+        except (OSError, ValueError, urllib.error.URLError) as err:
+            log.info("prompt state %s of %s failed: %s", action, filename, err)
+            return False
+        done = body.get("n_restored" if action == "restore" else "n_saved")
+        return bool(done)
