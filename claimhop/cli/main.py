@@ -68,19 +68,6 @@ def preflight(settings: dict[str, Any]) -> Context:
     return ctx
 
 
-def one_claim_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """A process that checks one claim leaves out the plan's worked examples unless told otherwise: it would read
-    their ~200 prompt tokens once and never reuse them (README's claim: 55.0 s with them, 48.5 s without), while
-    a batch, eval or server reads them once and saves ~1.9 s on every later claim (a gain from the fifth on)."""
-    from state.fields import ENV_PREFIX
-
-    tuning = settings.get("tuning")
-    if "plan_examples" in settings or (isinstance(tuning, dict) and "plan_examples" in tuning) \
-            or os.environ.get(ENV_PREFIX + "PLAN_EXAMPLES"):
-        return settings
-    return {**settings, "plan_examples": "none"}
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     from claimhop.cli.render import render_event
     from claimhop.retrieval.service import index_search
@@ -103,7 +90,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             settings = {**settings, **_settings(args)}
             payload = None
         else:
-            values, finished, settings = {}, False, one_claim_settings(_settings(args))
+            values, finished, settings = {}, False, _settings(args)
             payload = {"claim": validate_claim(args.claim)}
         ctx = preflight(settings)  # bad settings, corpus or program fail before a thread is recorded
         fingerprint, record = verdict_key_and_record(ctx)
@@ -116,7 +103,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         final: dict[str, Any] = dict(values)
         if not finished:
-            load_models_meanwhile(ctx.model)
+            load_models_meanwhile(ctx)
             index_search(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
             progress = sys.stderr if args.json else sys.stdout
             config = thread_config(thread_id, fingerprint, record)  # every step records what decides the verdict
@@ -193,7 +180,7 @@ def _check_file(args: argparse.Namespace, out: Path) -> int:
 
         counts = check_on_ray(claims, out, settings, args.ray)  # the workers load the model, not this process
         return batch_summary(counts, out)
-    load_models_meanwhile(ctx.model)
+    load_models_meanwhile(ctx)
     index_search(ctx.corpus_path or None, rebuild=args.rebuild, index_dir=ctx.index_dir or None)
 
     with durable_checks() as checks:
@@ -215,11 +202,13 @@ def batch_summary(counts: dict[str, Any], out: Path) -> int:
     return 0
 
 
-def load_models_meanwhile(model: str) -> None:
-    """Load the language model and spaCy in a background thread while the indexes load and the claim's own
-    documents are searched, instead of after them: in a fresh process that is ~7 s the first model step no
-    longer waits for. The nodes' own loads then find them loaded (both loaders hold a lock, so nothing loads
-    twice); a load that fails here fails again, with its message, where the node needs it."""
+def load_models_meanwhile(ctx: Context) -> None:
+    """Load the language model, spaCy and the verifier's reader in a background thread while the indexes load and
+    the claim's own documents are searched, instead of when a node first needs them: in a fresh process that is ~7 s
+    the first model step and ~4 s the verify step no longer wait for (the plan waits at most for the rest of the
+    reader's load: the engine loads it under its one lock). The nodes' own loads then find them loaded (every loader
+    holds a lock, so nothing loads twice); a load that fails here fails again, with its message, where the node
+    needs it."""
     import threading
 
     def load() -> None:
@@ -227,12 +216,27 @@ def load_models_meanwhile(model: str) -> None:
             import claimhop.program.runtime  # the nodes' own loader (what they will call), looked up when called
             from claimhop.entities.ner import extract_entities
 
-            claimhop.program.runtime.get_lm(model)
+            claimhop.program.runtime.get_lm(ctx.model)
             extract_entities(["Steve Augeri"])
+            load_reader(ctx)
         except Exception:  # noqa: BLE001 - reported by the node that needs the model
             pass
 
     threading.Thread(target=load, name="claimhop-load-models", daemon=True).start()
+
+
+def load_reader(ctx: Context) -> None:
+    """The local model's instance that reads the passage verifier's state, cut to the blocks the run's head reads,
+    when the run's model is the local one and has been loaded (nothing else is loaded for it here)."""
+    from claimhop.lm.provider import LOCAL, loaded_local_engine
+    from claimhop.program.verify.head import head_file, load_head
+    from claimhop.program.verify.reading import MODEL_BLOCKS
+
+    engine = loaded_local_engine()
+    if ctx.verifier != "passages" or (ctx.model or LOCAL).strip() != LOCAL or engine is None:
+        return
+    blocks = load_head(head_file(ctx.corpus_path, ctx.index_dir)).reading.blocks
+    engine.reader(None if blocks == MODEL_BLOCKS else blocks)
 
 
 def print_result(final: dict[str, Any], thread_id: str, seconds: float, as_json: bool) -> None:
@@ -311,8 +315,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
     step("the corpus's indexes", lambda: built.engine)
     step("the corpus's link table", lambda: built.links)
     if (ctx.model or LOCAL).strip() == LOCAL:
-        plan_ctx = preflight(one_claim_settings(_settings(args)))
-        step("the plan's fixed prompt (read once, kept for every check)", lambda: keep_plan_prompt(plan_ctx))
+        step("the plan's fixed prompt (read once, kept for every check)", lambda: keep_plan_prompt(ctx))
     print("set up: `claimhop check CLAIM` now starts without one-time work", file=sys.stderr)
     return 0
 

@@ -43,9 +43,10 @@ TURN_START = "<|im_start|>"
 
 def fixed_prefix(messages: list[dict]) -> str | None:
     """The chat-templated text every call with these leading messages shares: all messages but the last, then the
-    last (user) turn's opening. None when the call has no such part worth keeping."""
-    if len(messages) < 2 or messages[-1].get("role") != "user":
-        return None
+    last (user) turn's opening. None when the call has no such part worth keeping, or begins with no system message
+    (the text would not be what llama.cpp's template makes of it)."""
+    if len(messages) < 2 or messages[0].get("role") != "system" or messages[-1].get("role") != "user":
+        return None  # without a system message llama.cpp's template writes a default one: not this text
     head = chatml(messages[:-1])
     head = head[: -len(f"{TURN_START}assistant\n")] + f"{TURN_START}user\n"
     return head if len(head) >= MIN_PREFIX_CHARS else None

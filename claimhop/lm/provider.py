@@ -79,6 +79,12 @@ def local_engine():
     return _ENGINES[LOCAL]
 
 
+def loaded_local_engine():
+    """The in-process engine if this process has loaded it already, else None (nothing is loaded)."""
+    with _LOCK:
+        return _ENGINES.get(LOCAL)
+
+
 def model_loads() -> dict[str, int]:
     """How many times each model was loaded in this process (1 each, however many runs share it)."""
     return dict(_LOADS)

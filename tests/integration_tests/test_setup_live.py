@@ -22,15 +22,15 @@ def test_setup_readies_the_model_the_verifiers_cut_and_the_bundled_indexes():
     assert "set up" in said.splitlines()[-1]
 
 
-# a one-claim check's plan, alone, in a fresh process: how many of its calls restored a kept state and how many of
-# the call's prompt tokens llama.cpp found cached
+# a check's plan (default settings, worked examples included), alone, in a fresh process: how many of its calls
+# restored a kept state, its prompt tokens and how many of them llama.cpp found cached
 FIRST_PLAN = """
-from claimhop.cli.main import one_claim_settings, preflight
+from claimhop.cli.main import preflight
 from claimhop.lm.provider import local_engine
 from claimhop.lm.usage import LEDGER
 from claimhop.program import stages_for
 
-plan = stages_for(preflight(one_claim_settings({}))).plan(claim="Steve Augeri and Cherie Currie were both American.")
+plan = stages_for(preflight({})).plan(claim="Steve Augeri and Cherie Currie were both American.")
 used = LEDGER.snapshot()["plan"]
 print(local_engine().states.restored, used["prompt_tokens"], used["cached_tokens"], len(plan.sub_questions))
 """

@@ -35,3 +35,4 @@ def test_a_call_with_nothing_fixed_worth_keeping_keeps_nothing():
     assert fixed_prefix([{"role": "user", "content": "Is Paris in France?"}]) is None
     assert fixed_prefix([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]) is None
     assert fixed_prefix(plan_call("A is B.")[:3]) is None  # ends with the model's turn: no user turn to start
+    assert fixed_prefix(plan_call("A is B.")[1:]) is None  # no system message: llama.cpp's template adds its own

@@ -245,21 +245,6 @@ def test_the_terse_plans_made_up_examples_are_one_fixed_prefix_before_every_clai
     assert not evaluated & {example.claim for example in TERSE_EXAMPLES}
 
 
-def test_a_one_claim_check_leaves_out_the_plans_examples_unless_asked(monkeypatch):
-    """`claimhop check` of one claim would read the examples once and never reuse them; --set or
-    CLAIMHOP_PLAN_EXAMPLES still chooses, and every other run keeps the default (terse)."""
-    from claimhop.cli.main import one_claim_settings
-    from state.context import Context
-
-    monkeypatch.delenv("CLAIMHOP_PLAN_EXAMPLES", raising=False)
-    assert Context.from_any(one_claim_settings({"top_k": 5})).value("plan_examples") == "none"
-    assert one_claim_settings({"plan_examples": "terse"})["plan_examples"] == "terse"
-    assert Context.from_any(one_claim_settings({"tuning": {"plan_examples": "terse"}})).value("plan_examples") == "terse"
-    assert Context().value("plan_examples") == "terse"
-    monkeypatch.setenv("CLAIMHOP_PLAN_EXAMPLES", "terse")
-    assert Context.from_any(one_claim_settings({})).value("plan_examples") == "terse"
-
-
 def test_compact_replies_are_shown_compact_in_the_worked_examples(monkeypatch):
     # the plan's worked examples are the model's model of a reply: shown pretty-printed, they invite the line breaks
     # the compact grammar forbids
