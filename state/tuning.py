@@ -50,8 +50,8 @@ class Tuning:
         "terse", "Plan (planner=facts): worked examples shown before the claim. 'terse': two made-up claims split into "
         "short facts, which the model copies (it ignores a word limit in the instruction); 'none': the instruction "
         "alone. Chosen on 100 HotpotQA questions: 95 vs 95 with every gold title (0 gained, 0 lost), 63 vs 81 tokens "
-        "written (median), plan 6.9 vs 8.9 s. Their ~200 prompt tokens are read once a process, then cached, so "
-        "`claimhop check` of one claim leaves them out unless this is set (docs/speed.md)."
+        "written (median), plan 6.9 vs 8.9 s. Their ~200 prompt tokens are read once a machine: their model state is "
+        "kept on disk and restored by every later process (docs/speed.md)."
     )
     loop_queries: int = setting(3, "New queries proposed by each gap-loop round.", 1, 5)
     link_weighting: Literal["count", "idf"] = setting(
