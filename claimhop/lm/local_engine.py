@@ -212,11 +212,11 @@ class LlamaCppEngine:
 
         from claimhop.cache_root import cache_root
 
-        layout = {"llama.cpp": xllamacpp.__version__, "n_ctx": self.options.n_ctx,
+        # flash_attn -1 is resolved by llama.cpp per machine, so the CPU's features are part of the layout too
+        layout = {"llama.cpp": xllamacpp.__version__, "cpu": xllamacpp.get_system_info(), "n_ctx": self.options.n_ctx,
                   "flash_attn": self.options.flash_attn}
         try:
             folder = state_folder(cache_root() / "prompt-states", self.model_path, layout)
-            folder.mkdir(parents=True, exist_ok=True)
         except (OSError, ValueError) as err:
             log.info("prompt states not kept: %s", err)
             return None
@@ -275,6 +275,8 @@ class LlamaCppEngine:
         different cut replaces it), so a process holds at most two models."""
         with self._lock:
             if self.options.shared_reader and blocks is None:
+                if self.states:
+                    self.states.forget_slot()  # its passes overwrite the chat slot
                 return StateReader(self._server)
             if self._reader is None or self._reader.blocks != blocks:
                 self._reader = None  # the old instance goes before the next loads: never three models at once

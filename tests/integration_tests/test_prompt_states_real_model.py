@@ -8,6 +8,7 @@ import gc
 import json
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -18,10 +19,18 @@ pytestmark = pytest.mark.integration
 
 SYSTEM = ("You check a claim against what you know. Answer with one word: true or false. A claim is true when every "
           "part of it holds: the names, the dates, the places and the relations between them. ") * 4
+OTHER = ("You name the people, places and works a claim mentions, one per line, and nothing else. Titles keep their "
+         "own spelling; a person is named in full as the claim names them. ") * 4
 
 
-def ask(engine: LlamaCppEngine, claim: str) -> dict:
-    return engine.chat({"messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": claim}],
+@pytest.fixture(scope="module")
+def model() -> Path:
+    """The assembled model, from the usual cache (before a test moves CLAIMHOP_HOME to its own folder)."""
+    return gguf_path()
+
+
+def ask(engine: LlamaCppEngine, claim: str, system: str = SYSTEM) -> dict:
+    return engine.chat({"messages": [{"role": "system", "content": system}, {"role": "user", "content": claim}],
                         "max_tokens": 6})
 
 
@@ -33,9 +42,9 @@ def reply(result: dict) -> str:
     return result["choices"][0]["message"]["content"]
 
 
-def test_a_fresh_engine_restores_the_fixed_part_an_earlier_one_kept(tmp_path, monkeypatch):
+def test_a_fresh_engine_restores_the_fixed_part_an_earlier_one_kept(model, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path))
-    first = LlamaCppEngine(gguf_path())
+    first = LlamaCppEngine(model)
     made = ask(first, "Claim: Paris is the capital of France.")
     assert cached(made) == 0 and first.states.saved == 1
     states = list((tmp_path / "prompt-states").rglob("*.bin"))
@@ -43,50 +52,74 @@ def test_a_fresh_engine_restores_the_fixed_part_an_earlier_one_kept(tmp_path, mo
     del first
     gc.collect()
 
-    second = LlamaCppEngine(gguf_path())
+    second = LlamaCppEngine(model)
     restored = ask(second, "Claim: Berlin is the capital of Spain.")
     prompt = restored["usage"]["prompt_tokens"]
     assert second.states.restored == 1 and cached(restored) >= prompt - 16, restored["timings"]
     del second
     gc.collect()
 
-    afresh = LlamaCppEngine(gguf_path(), EngineOptions(prompt_states=0))
+    afresh = LlamaCppEngine(model, EngineOptions(prompt_states=0))
     computed = ask(afresh, "Claim: Berlin is the capital of Spain.")
     assert afresh.states is None and cached(computed) == 0
     assert reply(computed) == reply(restored)
 
 
-def test_a_torn_state_file_is_made_again(tmp_path, monkeypatch):
+def test_a_torn_state_file_is_made_again(model, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path))
-    first = LlamaCppEngine(gguf_path())
+    first = LlamaCppEngine(model)
     ask(first, "Claim: Paris is the capital of France.")
     (state,) = (tmp_path / "prompt-states").rglob("*.bin")
     del first
     gc.collect()
     state.write_bytes(state.read_bytes()[:4096])  # a crash mid-write elsewhere, or a copy cut short
 
-    second = LlamaCppEngine(gguf_path())  # llama.cpp aborts the process on such a file: it must not be read
+    second = LlamaCppEngine(model)  # llama.cpp aborts the process on such a file: it must not be read
     result = ask(second, "Claim: Berlin is the capital of Spain.")
     assert reply(result) and second.states.restored == 0 and second.states.saved == 1
     (again,) = (tmp_path / "prompt-states").rglob("*.bin")
     assert again.stat().st_size > 1_000_000  # a whole state again, read by the next process
     del second
     gc.collect()
-    third = LlamaCppEngine(gguf_path())
+    third = LlamaCppEngine(model)
     ask(third, "Claim: Rome is the capital of Italy.")
     assert third.states.restored == 1
 
 
-def test_the_in_process_listener_answers_no_one_without_the_key(tmp_path, monkeypatch):
+def test_the_in_process_listener_answers_no_one_without_the_key(model, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path))
-    engine = LlamaCppEngine(gguf_path())
+    engine = LlamaCppEngine(model)
     address = engine._server.listening_address.rstrip("/")
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    save = urllib.request.Request(f"{address}/slots/0?action=save", method="POST",
-                                  data=json.dumps({"filename": "taken.bin"}).encode(),
-                                  headers={"Content-Type": "application/json"})
-    for request in (f"{address}/v1/models", save):
+
+    def post(path: str, body: dict) -> urllib.request.Request:
+        return urllib.request.Request(f"{address}{path}", method="POST", data=json.dumps(body).encode(),
+                                      headers={"Content-Type": "application/json"})
+
+    chat = post("/v1/chat/completions", {"messages": [{"role": "user", "content": "Say yes."}], "max_tokens": 2})
+    for request in (chat, post("/completion", {"prompt": "Paris is", "n_predict": 2}),
+                    post("/slots/0?action=save", {"filename": "taken.bin"}), f"{address}/slots"):
         with pytest.raises(urllib.error.HTTPError) as refused:
             opener.open(request, timeout=30)
         assert refused.value.code == 401
     assert not list((tmp_path / "prompt-states").rglob("taken.bin"))
+
+
+def test_a_signatures_state_comes_back_after_another_signatures_call(model, tmp_path, monkeypatch):
+    """A batch or server alternates signatures (the plan, the gap loop, the claim's opposite): a restore replaces the
+    slot without caching what it held, so each signature's state is restored again when it comes back."""
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path))
+    first = LlamaCppEngine(model)
+    ask(first, "Claim: Paris is the capital of France.")
+    ask(first, "Claim: Paris is the capital of France.", system=OTHER)
+    assert first.states.saved == 2
+    del first
+    gc.collect()
+
+    engine = LlamaCppEngine(model)
+    for claim in ("Claim: Berlin is the capital of Spain.", "Claim: Rome is the capital of Italy."):
+        plan = ask(engine, claim)
+        names = ask(engine, claim, system=OTHER)
+        assert cached(plan) >= plan["usage"]["prompt_tokens"] - 16, plan["timings"]
+        assert cached(names) >= names["usage"]["prompt_tokens"] - 16, names["timings"]
+    assert engine.states.restored == 4 and engine.states.saved == 0
