@@ -228,8 +228,11 @@ class LlamaCppEngine:
         """One OpenAI-style chat completion, serialised with every other call in the process."""
         body = {"temperature": 0.0, "cache_prompt": True, **body}
         with self._lock:
-            keep = self.states.before_call(body.get("messages") or []) if self.states else None
             started = time.perf_counter()
+            keep = self.states.before_call(body.get("messages") or []) if self.states else None
+            # a prefix with no state yet is read alone first and kept: the call then reads only the rest, and the
+            # slot ends holding the whole call (an exact repeat, a retry, finds it all); its tokens count as read
+            kept = self.states.keep(keep) if keep else 0
             result = self._server.handle_chat_completions(body)
             seconds = time.perf_counter() - started
             self.calls += 1
@@ -238,9 +241,7 @@ class LlamaCppEngine:
             self.completion_tokens += int(usage.get("completion_tokens") or 0)
             timings = (result or {}).get("timings") or {} if isinstance(result, dict) else {}
             LEDGER.record(prompt=int(usage.get("prompt_tokens") or 0), output=int(usage.get("completion_tokens") or 0),
-                          cached=int(timings.get("cache_n") or 0), seconds=seconds)
-            if keep and isinstance(result, dict) and "choices" in result:
-                self.states.keep(keep)
+                          cached=max(0, int(timings.get("cache_n") or 0) - kept), seconds=seconds)
         if not isinstance(result, dict) or "choices" not in result:
             message = result.get("error", result) if isinstance(result, dict) else result
             raise LocalModelError(f"local model returned no completion: {message}")
@@ -253,7 +254,7 @@ class LlamaCppEngine:
         if self.states is None or prefix is None:
             return False
         with self._lock:
-            return self.states.has(prefix) or self.states.keep(prefix)
+            return self.states.has(prefix) or self.states.keep(prefix) > 0
 
     def last_hidden_state(self, messages: list[dict], blocks: int | None = None) -> np.ndarray:
         """The model's hidden state (after its final norm) at the last token of the chat-templated prompt, where its

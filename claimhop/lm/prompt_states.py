@@ -123,7 +123,7 @@ class PromptStates:
 
     def before_call(self, messages: list[dict]) -> str | None:
         """Put the kept state of this call's prefix in the slot unless the slot holds that prefix already; returns
-        the prefix when the call should keep it afterwards (no state kept yet), else None. Never raises."""
+        the prefix when it should be kept before the call (no state kept yet), else None. Never raises."""
         prefix = fixed_prefix(messages)
         try:
             if prefix is None or prefix == self._in_slot:
@@ -146,29 +146,32 @@ class PromptStates:
             self._tried.add(prefix)
         return prefix
 
-    def keep(self, prefix: str) -> bool:
-        """Read the prefix alone (its tokens are cached from the call just made: ~0.1 s) and save the slot's state
-        under the prefix's name and its own checksum, atomically (a temporary name, then rename). Never raises."""
+    def keep(self, prefix: str) -> int:
+        """Read the prefix alone (the part of the coming call it would read anyway; ~0.1 s when the slot holds it
+        already) and save the slot's state under the prefix's name and its own checksum, atomically (a temporary
+        name, then rename). Returns the prompt tokens this pass read (0 when nothing was kept). Never raises."""
         temporary = self.folder / f"tmp-{os.getpid()}-{secrets.token_hex(6)}.bin"
+        read = 0
         try:
             result = self.server.handle_completions({"prompt": prefix, "n_predict": 0, "cache_prompt": True,
                                                      "temperature": 0.0})
             if not isinstance(result, dict) or "error" in result:
                 log.info("prompt state not kept: %s", str(result)[:200])
-                return False
+                return 0
             self._in_slot = prefix  # the slot holds the prefix alone now
+            read = int((result.get("timings") or {}).get("prompt_n") or 0)
             written = self._slot("save", temporary.name)
             if not written or temporary.stat().st_size != written:  # a full disk: short file, not a state
-                return False
+                return 0
             for old in self.folder.glob(f"{self.name_of(prefix)}-*.bin"):
                 old.unlink(missing_ok=True)
             os.replace(temporary, self.folder / f"{self.name_of(prefix)}-{checksum(temporary)}.bin")
             self.saved += 1
             self._prune()
-            return True
-        except Exception as err:  # noqa: BLE001 - a kept state only saves time; the call already succeeded
+            return max(read, 1)
+        except Exception as err:  # noqa: BLE001 - a kept state only saves time; the call goes on without it
             log.info("prompt state not kept: %s", err)
-            return False
+            return 0
         finally:
             temporary.unlink(missing_ok=True)
 

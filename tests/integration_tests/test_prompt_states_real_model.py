@@ -46,7 +46,9 @@ def test_a_fresh_engine_restores_the_fixed_part_an_earlier_one_kept(model, tmp_p
     monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path))
     first = LlamaCppEngine(model)
     made = ask(first, "Claim: Paris is the capital of France.")
-    assert cached(made) == 0 and first.states.saved == 1
+    assert reply(made) and first.states.saved == 1 and first.states.restored == 0
+    again = ask(first, "Claim: Paris is the capital of France.")  # the slot holds the whole call, not the prefix alone
+    assert cached(again) >= again["usage"]["prompt_tokens"] - 1, again["timings"]
     states = list((tmp_path / "prompt-states").rglob("*.bin"))
     assert len(states) == 1
     del first
