@@ -4,8 +4,8 @@ by every later process, so a fresh `claimhop check` does not compute the plan's 
 llama.cpp already reuses a prompt's cached prefix within a process (`cache_prompt`, `cache_ram_mib`), but that cache
 dies with the process, and every one-claim CLI check is a new process: its plan read the whole prefix (system message
 and worked examples) again, ~6-7 s of the ~16 s the call took here. Here the fixed part of a call (every message
-before the last, and the start of the last user turn) is read once with nothing generated, saved through llama.cpp's
-own slot save (`/slots/0?action=save`), and restored (`?action=restore`, milliseconds for ~10 MB) whenever a call
+before the last, and the start of the last user turn) is read once on its own with nothing generated, just before the
+first call that needs it, saved through llama.cpp's own slot save (`/slots/0?action=save`), and restored (`?action=restore`, milliseconds for ~10 MB) whenever a call
 needs it and the slot holds another call's prompt. (A restore replaces the slot without putting what it held into
 llama.cpp's RAM cache, so the state a call left is restored again when its signature comes back.) A state belongs to
 one model file, llama.cpp build, CPU and KV layout: the folder is named by them, so a state never meets an instance
