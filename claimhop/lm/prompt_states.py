@@ -25,7 +25,6 @@ import json
 import logging
 import os
 import secrets
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -90,7 +89,6 @@ class PromptStates:
         self._in_slot: str | None = None  # the prefix of the prompt the slot holds now, when known
         self._tried: set[str] = set()  # prefixes this process tried to keep (once each: a failure is not retried)
         self._whole: dict[Path, float] = {}  # files whose checksum was verified, at that modification time
-        self._guard = threading.Lock()
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
         self.restored = 0
         self.saved = 0
@@ -140,10 +138,9 @@ class PromptStates:
             log.info("prompt state not restored: %s", err)
         finally:
             self._in_slot = prefix
-        with self._guard:
-            if prefix in self._tried:
-                return None
-            self._tried.add(prefix)
+        if prefix in self._tried:
+            return None
+        self._tried.add(prefix)
         return prefix
 
     def keep(self, prefix: str) -> int:
