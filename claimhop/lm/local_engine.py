@@ -141,7 +141,8 @@ class StateReader:
     cached (measured in docs/speed.md); llama.cpp's embeddings mode itself reuses no cached prefix (every pass reads
     its whole prompt: the same prompt twice took 16.6 and 16.4 s; on 2026-12-02 an 868-token prompt three times
     22.1, 21.8, 18.1 s, and as much with cache_idle_slots off and no RAM cache, so the claim's opposite, read on
-    the same passages, pays the whole pass again). The weights are memory-mapped, so the full model's pages are shared with the chat instance."""
+    the same passages, pays the whole pass again). The weights are memory-mapped, so the full model's pages are
+    shared with the chat instance."""
 
     server: Any
     blocks: int | None = None

@@ -5,8 +5,8 @@ llama.cpp already reuses a prompt's cached prefix within a process (`cache_promp
 dies with the process, and every one-claim CLI check is a new process: its plan read the whole prefix (system message
 and worked examples) again, ~6-7 s of the ~16 s the call took here. Here the fixed part of a call (every message
 before the last, and the start of the last user turn) is read once on its own with nothing generated, just before the
-first call that needs it, saved through llama.cpp's own slot save (`/slots/0?action=save`), and restored (`?action=restore`, milliseconds for ~10 MB) whenever a call
-needs it and the slot holds another call's prompt. (A restore replaces the slot without putting what it held into
+first call that needs it, saved through llama.cpp's own slot save (`/slots/0?action=save`), and restored
+(`?action=restore`, milliseconds for ~10 MB) whenever a call needs it and the slot holds another call's prompt. (A restore replaces the slot without putting what it held into
 llama.cpp's RAM cache, so the state a call left is restored again when its signature comes back.) A state belongs to
 one model file, llama.cpp build, CPU and KV layout: the folder is named by them, so a state never meets an instance
 that would read it wrongly. Nothing of a claim is kept: only the prefix that every call of a signature shares.
@@ -130,6 +130,7 @@ class PromptStates:
             if path is not None and self._slot("restore", path.name):
                 self.restored += 1
                 os.utime(path)  # recently used: the last to be pruned
+                self._whole[path] = path.stat().st_mtime  # the bytes are the ones just checked: no checksum again
                 return None
         except SlotRefused as err:
             log.info("prompt state %s not readable here, made again: %s", path, err)
