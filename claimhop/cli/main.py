@@ -598,8 +598,12 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     )
 
     stop_at_once_on_ctrl_c()
+    if (args.labelled or args.index_dir) and not args.corpus:
+        raise UsageError("--labelled and --index-dir train a collection's head: give the collection with --corpus "
+                         "FOLDER")
     if args.corpus:
-        return train_for_collection(args.corpus, args.sources, args.seed, not args.verbatim)
+        return train_for_collection(args.corpus, args.sources, args.seed, not args.verbatim, args.labelled,
+                                    args.index_dir)
     synthetic = Path(args.synthetic)
     retrieved = Path(args.retrieved_from)
     chains = None if args.no_chains else Path(args.chains)
@@ -648,13 +652,24 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
     return 0
 
 
-def train_for_collection(corpus: str, sources: int, seed: int, restate: bool = True) -> int:
-    """`train-verifier --corpus FOLDER`: the collection's own head, from claims made from its documents."""
+def train_for_collection(corpus: str, sources: int, seed: int, restate: bool = True, labelled: str | None = None,
+                         index_dir: str | None = None) -> int:
+    """`train-verifier --corpus FOLDER [--labelled FILE] [--index-dir DIR]`: the collection's own head, from claims
+    made from its documents and the user's labelled pairs."""
     from claimhop.evaluation.collection_head import train_collection_head
+    from claimhop.evaluation.labelled_pairs import read_labelled
 
     if sources < 10:
         raise UsageError("--sources must be at least 10")
-    head = train_collection_head(corpus, sources, seed, restate=restate)
+    if index_dir and not Path(index_dir).expanduser().is_dir():
+        raise UsageError(f"--index-dir {index_dir}: no such folder (the folder `claimhop index --index-dir` wrote)")
+    if labelled:
+        try:
+            read_labelled(labelled)  # a bad file is named before any model time
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    head = train_collection_head(corpus, sources, seed, restate=restate, labelled=Path(labelled) if labelled else None,
+                                 index_dir=Path(index_dir) if index_dir else None)
     provenance = json.loads(head.with_suffix(".json").read_text(encoding="utf-8"))
     print(f"head for {corpus}: {head} ({provenance['support_head']['items']} claims, "
           f"{provenance['seconds']:.0f} s); `claimhop check --corpus {corpus}` uses it")
@@ -870,6 +885,10 @@ def parser() -> argparse.ArgumentParser:
                        "`claimhop index FOLDER`) on claims made from its documents; checks on it then use that head")
     train.add_argument("--sources", type=int, default=60, help="with --corpus: documents the claims are made from "
                        "(three claims each; default 60)")
+    train.add_argument("--labelled", metavar="FILE", help="with --corpus: your own labelled pairs (JSONL or CSV of "
+                       "claim, evidence, label) trained on beside the claims made from the collection")
+    train.add_argument("--index-dir", metavar="DIR", help="with --corpus: the collection's index folder when it was "
+                       "indexed with `claimhop index --index-dir DIR` (the head is written there)")
     train.add_argument("--verbatim", action="store_true", help="with --corpus: make the claims from the documents' "
                        "sentences as written (faster; by default the local model restates each in plain words first)")
     train.set_defaults(func=cmd_train_verifier)

@@ -71,7 +71,7 @@ def model_restater(total: int) -> Callable[[str], str]:
 
 
 def made_claims(source: Path, folder: Path, sources: int, seed: int, restate: bool = True,
-                say: Callable[[str], None] = print) -> list[dict]:
+                say: Callable[[str], None] = print, index_dir: Path | None = None) -> list[dict]:
     """The collection's labelled claims: made once and kept in the index folder (a resumed training reads the same
     claims), remade when the count, seed or restating asked differs. `restate`: the local model writes each
     finding in plain words first (claimhop.evaluation.collection_claims)."""
@@ -84,7 +84,7 @@ def made_claims(source: Path, folder: Path, sources: int, seed: int, restate: bo
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         if rows and rows[0].get("made_with") == made_with:
             return rows
-    engine = search_engine(str(source))
+    engine = search_engine(str(source), index_dir)
     corpus = engine.corpus
 
     def neighbours(claim: str, title: str) -> list[str]:
@@ -102,9 +102,26 @@ def made_claims(source: Path, folder: Path, sources: int, seed: int, restate: bo
     return rows
 
 
+def labelled_for(path: Path, source: Path, index_dir: Path | None, seed: int) -> list[dict]:
+    """A user's labelled pairs (claimhop.evaluation.labelled_pairs) as items, each evidence read among the passages
+    the collection's hybrid search finds for its claim."""
+    from claimhop.evaluation.labelled_pairs import labelled_items, read_labelled
+    from claimhop.evaluation.verifier_features import documents_for
+    from claimhop.retrieval.factory import search_engine
+
+    pairs = read_labelled(path)
+    engine = search_engine(str(source), index_dir)
+
+    def neighbours(claim: str) -> list[dict]:
+        return documents_for(engine.corpus, [h.title for h in engine.search(claim, NEIGHBOURS, mode="hybrid")])
+
+    return labelled_items(pairs, neighbours, seed)
+
+
 def train_collection_head(source: str | Path, sources: int = SOURCES, seed: int = 0, say=print,
-                          restate: bool = True) -> Path:
-    """Make, read and fit; returns the head file written in the collection's index folder."""
+                          restate: bool = True, labelled: Path | None = None, index_dir: Path | None = None) -> Path:
+    """Make, read and fit; returns the head file written in the collection's index folder (`index_dir` when the
+    collection was indexed there). `labelled`: the user's own labelled pairs, trained on beside the made claims."""
     from claimhop.lm.weights import gguf_path
     from claimhop.retrieval.collection import default_folder
     from claimhop.retrieval.documents import is_collection_source
@@ -114,19 +131,21 @@ def train_collection_head(source: str | Path, sources: int = SOURCES, seed: int 
     if not is_collection_source(source):
         raise ValueError(f"{source} is not a folder or table of documents: `--corpus` takes what `claimhop index` "
                          "indexed")
-    folder = default_folder(source)
+    folder = Path(index_dir).expanduser() if index_dir else default_folder(source)
     started = time.time()
-    items = made_claims(source, folder, sources, seed, restate, say)
+    own = labelled_for(Path(labelled), source, folder if index_dir else None, seed) if labelled else []
+    items = made_claims(source, folder, sources, seed, restate, say, folder if index_dir else None) + own
     labels = Counter(item["kind"] for item in items)
     if min(labels.get(k, 0) for k in ("SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO")) < 5:
         raise ValueError(f"{source}: too few claims could be made from its documents ({dict(labels)}); a head needs "
                          "sentences that state findings (a direction or a number)")
     rule = collection_rule()
-    corpus = search_engine(str(source)).corpus
+    corpus = search_engine(str(source), folder if index_dir else None).corpus
     cached = features_dir(rule)
-    say(f"{len(items)} claims made from {sources} documents of {source} ({labels['SUPPORTED']} supported, "
-        f"{labels['CONTRADICTED']} contradicted, {labels['INSUFFICIENT_INFO']} not settled); reading those not read "
-        f"yet takes about {SECONDS_A_READ} s each (features in {cached})")
+    from_file = f" and {len(own)} labelled pairs of {labelled}" if own else ""
+    say(f"{len(items) - len(own)} claims made from {sources} documents of {source}{from_file} ({labels['SUPPORTED']} "
+        f"supported, {labels['CONTRADICTED']} contradicted, {labels['INSUFFICIENT_INFO']} not settled); reading those "
+        f"not read yet takes about {SECONDS_A_READ} s each (features in {cached})")
     extract_features(items, corpus, desc="collection claims", rule=rule)
     states = load_features(items, corpus, rule=rule)
     rows = answer_rows(gguf_path(QWEN_CODER_1_5B))
@@ -158,7 +177,12 @@ def train_collection_head(source: str | Path, sources: int = SOURCES, seed: int 
                                          "restated": restate,
                                          "made_from": "the collection's own finding sentences, "
                                                       f"{'restated by the local model' if restate else 'verbatim'}; "
-                                                      "see claimhop.evaluation.collection_claims"}},
+                                                      "see claimhop.evaluation.collection_claims"},
+                          **({"labelled": {"file": str(labelled), "items": len(own),
+                                           "by_label": dict(Counter(i["label"] for i in own)),
+                                           "made_from": "the user's own labelled pairs, each evidence read among the "
+                                                        "collection's passages search finds for its claim"}}
+                             if own else {})},
         "support_head": {"C": c_support, "items": len(items), "supported": int(supported.sum()),
                          "class_weight": "balanced"},
         "kind_head": {"C": c_kind, "items": int(false.sum()), "contradicted": int(contradicted[false].sum()),

@@ -53,6 +53,12 @@ def documents_for(corpus: Corpus, titles: list[str]) -> list[dict]:
     return documents_by_title(corpus, titles)
 
 
+def item_documents(corpus: Corpus, item: dict) -> list[dict]:
+    """The documents an item is read on: carried inline (a user's labelled pair's evidence among the collection's
+    passages), else the corpus's documents of its titles."""
+    return item["documents"] if item.get("documents") else documents_for(corpus, item["titles"])
+
+
 def save_atomic(path: Path, array: np.ndarray) -> None:
     """Written to a temporary file, then renamed: a crash leaves either no file or a whole one."""
     with atomic_path(path, suffix=".npy") as tmp:
@@ -67,15 +73,14 @@ def extract_features(items: list[dict], corpus: Corpus, rule: ReadingRule, folde
 
     folder = folder or features_dir(rule)
     folder.mkdir(parents=True, exist_ok=True)
-    paths = {item["key"]: state_path(folder, item["claim"], documents_for(corpus, item["titles"]), rule)
-             for item in items}
+    paths = {item["key"]: state_path(folder, item["claim"], item_documents(corpus, item), rule) for item in items}
     todo = [item for item in items if not paths[item["key"]].is_file()]
     if not todo:
         return folder
     engine = local_engine()
     with tqdm(total=len(items), initial=len(items) - len(todo), desc=desc, unit="claim") as bar:
         for item in todo:
-            reading = read_passages(engine, item["claim"], documents_for(corpus, item["titles"]), rule)
+            reading = read_passages(engine, item["claim"], item_documents(corpus, item), rule)
             save_atomic(paths[item["key"]], reading.state.astype(np.float32))
             bar.update()
     return folder
@@ -103,7 +108,7 @@ def load_features(items: list[dict], corpus: Corpus, rule: ReadingRule, folder: 
                   ) -> np.ndarray:
     """The saved states of `items`, one row each; a clear error when some were never read."""
     folder = folder or features_dir(rule)
-    paths = [state_path(folder, item["claim"], documents_for(corpus, item["titles"]), rule) for item in items]
+    paths = [state_path(folder, item["claim"], item_documents(corpus, item), rule) for item in items]
     missing = [item["key"] for item, path in zip(items, paths) if not path.is_file()]
     if missing:
         raise ValueError(f"{len(missing)} items have no features in {folder} (run `claimhop train-verifier` to read "

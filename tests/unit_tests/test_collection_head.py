@@ -100,3 +100,72 @@ def test_train_verifier_corpus_names_what_is_wrong(home, capsys):
     assert "--sources must be at least 10" in error("--corpus", str(home), "--sources", "3")
     folder = write_collection(home / "unindexed")
     assert f"run `claimhop index {folder}` first" in error("--corpus", str(folder))
+
+
+def write_labelled(path: Path) -> Path:
+    """Pairs a user labelled by hand, in the spellings public sets use (invented findings, in our own words)."""
+    rows = [{"claim": f"Tiraxolin {verb} the rate of remission in trial {i}.",
+             "evidence": f"In trial {i}, patients on tiraxolin had a {word} rate of remission than those on placebo.",
+             "label": label}
+            for i in range(6)
+            for verb, word, label in (("raised", "higher", "SUPPORTS"), ("lowered", "higher", "refutes"),
+                                      ("doubled", "similar", "not enough info"))]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_labelled_pairs_join_the_collection_head_read_among_its_passages(home, monkeypatch, capsys):
+    folder = write_collection(home / "trials")
+    index_dir = home / "elsewhere"
+    assert claimhop.cli.main.main(["index", str(folder), "--index-dir", str(index_dir)]) == 0
+    read: list[dict] = []
+
+    def fake_read(items, corpus, desc="", rule=None):
+        read.extend(items)
+
+    def fake_states(items, corpus, rule=None):
+        rng = np.random.default_rng(1)
+        codes = {"SUPPORTED": 0, "CONTRADICTED": 1, "INSUFFICIENT_INFO": 2}
+        states = rng.normal(size=(len(items), 8))
+        states[np.arange(len(items)), [codes[i["kind"]] for i in items]] += 4.0
+        return states
+
+    monkeypatch.setattr(collection_head, "extract_features", fake_read)
+    monkeypatch.setattr(collection_head, "load_features", fake_states)
+    monkeypatch.setattr(collection_head, "answer_rows", lambda path: np.ones((4, 8)))
+    labelled = write_labelled(home / "mine.jsonl")
+    assert claimhop.cli.main.main(["train-verifier", "--corpus", str(folder), "--sources", "12", "--verbatim",
+                                   "--labelled", str(labelled), "--index-dir", str(index_dir)]) == 0
+    said = capsys.readouterr().out
+    assert f"and 18 labelled pairs of {labelled}" in said and "about 10 s each" in said
+    head = index_dir / "verifier_head.npz"  # beside the index it was told of, not in the default folder
+    assert head.is_file() and not (default_folder(folder) / "verifier_head.npz").exists()
+    assert head_file(str(folder), str(index_dir)) == head  # a check with --set index_dir=DIR uses it
+    provenance = json.loads(head.with_suffix(".json").read_text())
+    assert provenance["training_data"]["labelled"]["by_label"] == {"SUPPORTED": 6, "CONTRADICTED": 6,
+                                                                    "INSUFFICIENT_INFO": 6}
+    mine = [item for item in read if item["source"] == "labelled"]
+    assert len(mine) == 18
+    for item in mine:  # the evidence is read among the collection's passages search finds for the claim
+        titles = [d["title"] for d in item["documents"]]
+        assert any(t.startswith("Evidence ") for t in titles) and len(titles) > 1
+        assert any(d["text"].startswith("In trial") for d in item["documents"])
+
+
+def test_labelled_files_are_checked_before_any_model_time(home, capsys):
+    folder = write_collection(home / "trials")
+
+    def error(*args: str) -> str:
+        assert claimhop.cli.main.main(["train-verifier", *args]) != 0
+        return capsys.readouterr().err
+
+    bad = home / "bad.jsonl"
+    bad.write_text('{"claim": "A", "evidence": "B", "label": "SUPPORTED"}\n{"claim": "A", "evidence": "B", '
+                   '"label": "maybe"}\n', encoding="utf-8")
+    assert "--corpus" in error("--labelled", str(bad))
+    assert "bad.jsonl, line 2: unknown label 'maybe'" in error("--corpus", str(folder), "--labelled", str(bad))
+    short = home / "short.csv"
+    short.write_text("claim,evidence,label\nA claim,,SUPPORTED\n", encoding="utf-8")
+    assert "short.csv, line 2: no evidence" in error("--corpus", str(folder), "--labelled", str(short))
+    assert "labelled pairs file not found" in error("--corpus", str(folder), "--labelled", str(home / "none.jsonl"))
+    assert "--index-dir" in error("--corpus", str(folder), "--index-dir", str(home / "no-such-folder"))
