@@ -1,0 +1,315 @@
+"""A verdict head that has seen contradiction in many genres (issue 69, item 2): the shipped head's training items
+(synthetic and HoVer dev claims, claimhop.evaluation.train_verifier) beside the labelled pairs that
+benchmarks.read_pairs read, scored set by set with **leave-one-set-out**: each pair set is scored by heads that
+never saw any pair of it; C is chosen inside each training mix by grouped 5-fold log-loss (nested).
+
+The table (`OUT/loso.md`, rows in `OUT/loso.json`, plot `OUT/loso.png`): per held-out set, its pairs, and for the
+shipped head and for the heads trained with the other sets' pairs: 3-class macro-F1, contradicted pairs
+recognised, AUC of the support head. Then HoVer dev (169 claims on claimhop's documents), each claim judged by a
+head trained without its fold, paired with the same recipe without pairs (exact McNemar). The plot: macro-F1 per
+held-out set against the number of pairs trained on. `--heads DIR` also writes one head file per left-out set
+(`DIR/pairs-without-SET.npz`, provenance beside it) and one trained on every pair (`DIR/pairs-all.npz`), for
+`python -m benchmarks.out_of_domain --head pairs=DIR/pairs-without-{set}.npz`.
+
+    python -m benchmarks.pair_heads --pairs docs/results/verifier/pairs/9730b8b7e840-cc324af070c2-ctx600 \
+        --out docs/results/verifier/pairs/loso --heads /work/heads
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.pair_sets import CONTRADICTED, INSUFFICIENT, LABELS, SUPPORTED
+from benchmarks.read_pairs import packed_states, read_manifest
+from claimhop.atomic import atomic_path, write_text
+from claimhop.evaluation.report import mcnemar_exact
+from claimhop.evaluation.train_verifier import FOLDS, fit_logistic, fold_of, standardise, yes_logits
+from claimhop.evaluation.verifier_report import auc
+from claimhop.program.verify.head import Logistic, decide, save_head
+
+SUPPORT_C = (1e-4, 3e-4, 1e-3)
+KIND_C = (3e-3, 1e-2, 3e-2)
+
+
+def shipped_items() -> tuple[list[dict], np.ndarray]:
+    """The bundled head's training items, as its provenance names them, with their saved states (benchmarks.
+    feature_archive load puts them in the cache)."""
+    from claimhop.evaluation.verifier_data import (
+        DEV_RETRIEVED,
+        SYNTHETIC_RETRIEVED,
+        dev_items,
+        retrieved_synthetic_items,
+        synthetic_items,
+    )
+    from claimhop.evaluation.verifier_features import load_features
+    from claimhop.program.verify.reading import reading_rule
+    from claimhop.retrieval.corpus import load_corpus
+
+    items = [*synthetic_items(Path("docs/results/verifier/synthetic-claims.jsonl")),
+             *synthetic_items(Path("docs/results/verifier/synthetic-chains.jsonl")),
+             *retrieved_synthetic_items(SYNTHETIC_RETRIEVED),
+             *dev_items("gold", DEV_RETRIEVED), *dev_items("retrieved", DEV_RETRIEVED)]
+    return items, load_features(items, load_corpus(), reading_rule())
+
+
+def pair_items(folder: Path, sets: list[str] | None = None) -> tuple[list[dict], np.ndarray]:
+    rows = read_manifest(folder)
+    states = packed_states(folder)
+    rows = [r for r in rows if r["id"] in states and (sets is None or r["set"] in sets)]
+    items = [{"key": r["id"], "group": r["group"], "label": r["label"], "kind": r["label"], "source": f"pair-{r['set']}",
+              "set": r["set"]} for r in rows]
+    return items, (np.stack([states[r["id"]] for r in rows]) if rows else np.zeros((0, 1536), np.float32))
+
+
+def kind_mask(items: list[dict]) -> np.ndarray:
+    """What the kind head learns from: items not supported that say how (synthetic false claims, pairs)."""
+    return np.array([i.get("kind") in (CONTRADICTED, INSUFFICIENT) and i["label"] != SUPPORTED
+                     and not i["source"].startswith("dev-") for i in items])
+
+
+class Heads:
+    """The support and kind heads fitted on (raw features of) a training mix, standardised on it."""
+
+    def __init__(self, raw: np.ndarray, items: list[dict], support_c: float | None = None,
+                 kind_c: float | None = None):
+        self.mean, self.scale = standardise(raw)
+        x = (raw - self.mean) / self.scale
+        groups = [i["group"] for i in items]
+        y = np.array([i["label"] == SUPPORTED for i in items], dtype=int)
+        self.support, self.support_c = fit_grid(x, y, groups, SUPPORT_C, support_c, balanced=True)
+        mask = kind_mask(items)
+        yk = np.array([i.get("kind") == CONTRADICTED for i in items], dtype=int)
+        self.kind, self.kind_c = fit_grid(x[mask], yk[mask], [g for g, m in zip(groups, mask) if m], KIND_C,
+                                          kind_c, balanced=True)
+
+    def probabilities(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = (raw - self.mean) / self.scale
+        sig = lambda head: 1 / (1 + np.exp(-np.clip(x @ head.weights + head.bias, -50, 50)))  # noqa: E731
+        return sig(self.support), sig(self.kind)
+
+    def verdicts(self, raw: np.ndarray) -> list[str]:
+        p_s, p_c = self.probabilities(raw)
+        return [decide(float(s), float(c), 0.5)[0] for s, c in zip(p_s, p_c)]
+
+
+def fit_grid(x: np.ndarray, y: np.ndarray, groups: list[str], grid: tuple[float, ...], c: float | None,
+             balanced: bool) -> tuple[Logistic, float]:
+    """fit_logistic with C chosen on this grid by grouped 5-fold log-loss inside (x, y) (nested in any outer
+    split), or the given C."""
+    import claimhop.evaluation.train_verifier as tv
+
+    saved, tv.C_GRID = tv.C_GRID, grid
+    try:
+        return fit_logistic(x, y, groups, c=c, balanced=balanced)
+    finally:
+        tv.C_GRID = saved
+
+
+def macro3(gold: list[str], predicted: list[str]) -> float:
+    scores = []
+    for label in LABELS:
+        if label not in gold and label not in predicted:
+            continue  # a two-label set is scored on its two labels
+        tp = sum(g == p == label for g, p in zip(gold, predicted))
+        fp = sum(g != label and p == label for g, p in zip(gold, predicted))
+        fn = sum(g == label and p != label for g, p in zip(gold, predicted))
+        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return 100 * float(np.mean(scores))
+
+
+def scored(items: list[dict], verdicts: list[str], p_support: np.ndarray) -> dict:
+    gold = [i["label"] for i in items]
+    contradicted = [v for g, v in zip(gold, verdicts) if g == CONTRADICTED]
+    return {"pairs": len(items), "macro_f1": round(macro3(gold, verdicts), 1),
+            "contradicted": f"{sum(v == CONTRADICTED for v in contradicted)}/{len(contradicted)}",
+            "auc": round(auc(np.array([g == SUPPORTED for g in gold], dtype=int), p_support), 3)}
+
+
+def raw_features(states: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    return np.column_stack([states.astype(np.float64), yes_logits(states, rows)])
+
+
+def shipped_head_scores(raw: np.ndarray, items: list[dict]) -> dict:
+    from claimhop.program.verify.head import load_head
+
+    head = load_head()
+    x = (raw - head.mean) / head.scale
+    p_s = 1 / (1 + np.exp(-(x @ head.support.weights + head.support.bias)))
+    p_c = 1 / (1 + np.exp(-(x @ head.kind.weights + head.kind.bias)))
+    verdicts = [decide(float(s), float(c), head.threshold)[0] for s, c in zip(p_s, p_c)]
+    return scored(items, verdicts, p_s)
+
+
+def leave_one_set_out(base: list[dict], base_raw: np.ndarray, pairs: list[dict], pair_raw: np.ndarray,
+                      sizes: tuple[int, ...]) -> list[dict]:
+    """Per pair set: the shipped head, and heads trained on the base items plus up to N pairs of the other sets
+    (each N of `sizes`, stratified prefix of the read order), scored on that set's pairs."""
+    sets = sorted({i["set"] for i in pairs})
+    rows = []
+    for held in sets:
+        test = np.array([i["set"] == held for i in pairs])
+        test_items = [i for i, t in zip(pairs, test) if t]
+        row = {"set": held, "pairs": int(test.sum()),
+               "labels": dict(Counter(i["label"] for i in test_items)),
+               "shipped head": shipped_head_scores(pair_raw[test], test_items)}
+        for n in sizes:
+            train_idx = np.flatnonzero(~test)[:n]
+            items = [*base, *(pairs[k] for k in train_idx)]
+            heads = Heads(np.vstack([base_raw, pair_raw[train_idx]]), items)
+            p_s, _ = heads.probabilities(pair_raw[test])
+            row[f"+{len(train_idx)} pairs"] = {**scored(test_items, heads.verdicts(pair_raw[test]), p_s),
+                                               "C": [heads.support_c, heads.kind_c]}
+            print(held, n, row[f"+{len(train_idx)} pairs"], flush=True)
+        rows.append(row)
+    return rows
+
+
+def hover_dev(base: list[dict], base_raw: np.ndarray, pair_raw: np.ndarray, pairs: list[dict]) -> dict:
+    """HoVer dev claims on claimhop's documents, each judged by a head trained without its fold (as the shipped
+    head's fold heads do), with and without the pairs; paired by claim."""
+    dev = np.array([i["source"] == "dev-retrieved" for i in base])
+    fold = np.array([fold_of(i["group"]) if i["source"].startswith("dev-") else -1 for i in base])
+    right: dict[str, dict[str, bool]] = {"without pairs": {}, "with pairs": {}}
+    heads_c: dict[str, tuple] = {}
+    for name, extra_raw, extra in (("without pairs", pair_raw[:0], []), ("with pairs", pair_raw, pairs)):
+        whole = Heads(np.vstack([base_raw, extra_raw]), [*base, *extra])  # C chosen once on the whole mix
+        heads_c[name] = (whole.support_c, whole.kind_c)
+        for k in range(FOLDS):
+            keep = fold != k
+            heads = Heads(np.vstack([base_raw[keep], extra_raw]), [*(b for b, m in zip(base, keep) if m), *extra],
+                          whole.support_c, whole.kind_c)
+            out = dev & (fold == k)
+            p_s, _ = heads.probabilities(base_raw[out])
+            for item, p in zip((b for b, m in zip(base, out) if m), p_s):
+                right[name][item["group"]] = bool((p >= 0.5) == (item["label"] == SUPPORTED))
+    from claimhop.evaluation.report import macro_f1
+
+    labels = {i["group"]: i["label"] for i in base if i["source"] == "dev-retrieved"}
+    summary = {}
+    for name, by in right.items():
+        pairs2 = [(labels[u], labels[u] if ok else ("NOT_SUPPORTED" if labels[u] == SUPPORTED else SUPPORTED))
+                  for u, ok in by.items()]
+        summary[name] = {"macro_f1": round(100 * (macro_f1(pairs2) or 0), 1), "right": sum(by.values()),
+                         "claims": len(by), "C": heads_c[name]}
+    # do states of short contexts (a pair among ~600 characters) teach a head that works on long ones (HoVer dev
+    # read with 3,000)? A head on the pairs alone, AUC of P(supported) on the dev claims
+    only = Heads(pair_raw, pairs)
+    dev_items = [b for b, m in zip(base, dev) if m]
+    p_only, _ = only.probabilities(base_raw[dev])
+    summary["pairs only"] = {"auc": round(auc(np.array([i["label"] == SUPPORTED for i in dev_items], dtype=int),
+                                               p_only), 3), "pairs": len(pairs)}
+    gained = sum(right["with pairs"][u] and not right["without pairs"][u] for u in labels)
+    lost = sum(right["without pairs"][u] and not right["with pairs"][u] for u in labels)
+    summary["paired"] = {"gained": gained, "lost": lost, "p": round(mcnemar_exact(gained, lost), 3)}
+    return summary
+
+
+def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict) -> None:
+    """A head file `load_head` reads (no dev fold heads: it is measured on sets it never saw)."""
+    from claimhop.lm.weights import QWEN_CODER_1_5B
+    from claimhop.program.verify.reading import reading_rule
+
+    rule = reading_rule()
+    arrays = {"mean": heads.mean, "scale": heads.scale, "answer_rows": rows,
+              "support_weights": heads.support.weights, "support_bias": np.array(heads.support.bias),
+              "kind_weights": heads.kind.weights, "kind_bias": np.array(heads.kind.bias),
+              "threshold": np.array(0.5), "yes_calibration": np.array([0.3732501915349361, -3.4239349246641386]),
+              "fold_weights": np.zeros((0, heads.mean.shape[0])), "fold_biases": np.zeros(0)}
+    provenance = {"what": "claimhop's passage verifier head trained with labelled pairs of many genres "
+                          "(benchmarks.pair_heads)", "command": "python -m benchmarks.pair_heads --heads",
+                  "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
+                  "reading": rule.name, "passage_budget_chars": rule.budget, "read_blocks": rule.blocks,
+                  "training_data": trained_on, "support_head": {"C": heads.support_c, "class_weight": "balanced"},
+                  "kind_head": {"C": heads.kind_c, "class_weight": "balanced"}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_head(arrays, provenance, path, path.with_suffix(".json"))
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for row in rows:
+        sizes = [(0, row["shipped head"]["macro_f1"])]
+        sizes += [(int(k[1:].split()[0]), v["macro_f1"]) for k, v in row.items() if k.startswith("+")]
+        ax.plot(*zip(*sizes), marker="o", label=f"{row['set']} ({row['pairs']} pairs)")
+    ax.set_xlabel("pairs of the other sets trained on (0: the shipped head)")
+    ax.set_ylabel("3-class macro-F1 on the held-out set's pairs")
+    ax.set_title("Leave one set out: a set scored by heads that never saw it")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
+
+
+def markdown(rows: list[dict], dev: dict | None, folder: Path) -> str:
+    arms = list(dict.fromkeys(k for r in rows for k in r if k == "shipped head" or k.startswith("+")))
+    lines = [f"# Leave one set out: pairs of `{folder}`", "",
+             "Each set's pairs scored by heads that never saw a pair of that set (`python -m benchmarks.pair_heads`). "
+             "Cells: 3-class macro-F1 / contradicted recognised / AUC of the support head.", "",
+             "| held-out set | pairs | " + " | ".join(arms) + " |", "|---|---|" + "---|" * len(arms)]
+    for r in rows:
+        cells = [f"{r[a]['macro_f1']} / {r[a]['contradicted']} / {r[a]['auc']}" if a in r else "-" for a in arms]
+        lines.append(f"| {r['set']} | {r['pairs']} | " + " | ".join(cells) + " |")
+    if dev:
+        lines += ["", "HoVer dev, 169 claims on claimhop's documents, 2-class macro-F1, each claim judged by a head "
+                  "trained without its fold:", "",
+                  f"- without pairs {dev['without pairs']['macro_f1']} ({dev['without pairs']['right']} right), "
+                  f"with pairs {dev['with pairs']['macro_f1']} ({dev['with pairs']['right']} right); gained "
+                  f"{dev['paired']['gained']}, lost {dev['paired']['lost']} (exact McNemar p = {dev['paired']['p']})",
+                  f"- a head on the {dev['pairs only']['pairs']} pairs alone (short contexts): AUC of P(supported) on "
+                  f"the dev claims (3,000 characters read) {dev['pairs only']['auc']}"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=Path, required=True, help="a benchmarks.read_pairs folder")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--sizes", default="100000", help="comma-separated numbers of other sets' pairs")
+    parser.add_argument("--heads", type=Path, help="write the left-out and all-pairs heads here")
+    parser.add_argument("--no-dev", action="store_true", help="skip the HoVer dev comparison")
+    args = parser.parse_args(argv)
+    if not args.pairs.is_dir():
+        parser.error(f"--pairs {args.pairs}: no such folder (read pairs with `python -m benchmarks.read_pairs`)")
+    from claimhop.evaluation.train_verifier import answer_rows
+    from claimhop.lm.weights import gguf_path
+
+    rows_out = answer_rows(gguf_path())
+    base, base_states = shipped_items()
+    base_raw = raw_features(base_states, rows_out)
+    pairs, pair_states = pair_items(args.pairs)
+    if not pairs:
+        parser.error(f"no packed pairs in {args.pairs}")
+    pair_raw = raw_features(pair_states, rows_out)
+    sizes = tuple(int(s) for s in args.sizes.split(","))
+    rows = leave_one_set_out(base, base_raw, pairs, pair_raw, sizes)
+    dev = None if args.no_dev else hover_dev(base, base_raw, pair_raw, pairs)
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_text(args.out / "loso.json", json.dumps({"pairs": str(args.pairs), "rows": rows, "hover_dev": dev},
+                                                  indent=1) + "\n")
+    write_text(args.out / "loso.md", markdown(rows, dev, args.pairs))
+    plot(rows, args.out / "loso.png")
+    print(markdown(rows, dev, args.pairs))
+    if args.heads:
+        counts = Counter(i["set"] for i in pairs)
+        for held in [*sorted(counts), None]:
+            keep = np.array([i["set"] != held for i in pairs])
+            heads = Heads(np.vstack([base_raw, pair_raw[keep]]), [*base, *(p for p, k in zip(pairs, keep) if k)])
+            name = f"pairs-without-{held}" if held else "pairs-all"
+            write_head(args.heads / f"{name}.npz", heads, rows_out, {
+                "shipped head's items": len(base), "pairs": {s: n for s, n in counts.items() if s != held},
+                "pairs folder": str(args.pairs), "sets": "benchmarks.pair_sets (licences and provenance there)"})
+            print(f"wrote {args.heads / name}.npz")
+
+
+if __name__ == "__main__":
+    main()
