@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import time
 from collections import Counter
@@ -152,6 +153,11 @@ def status(folder: Path) -> str:
     return "\n".join(lines)
 
 
+def stop_reading(signum: int, frame: object) -> None:
+    """`kill` (or a session's end) stops the job as Ctrl-C does: what was read is packed first."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default=",".join(PAIR_SETS), help="comma-separated pair sets")
@@ -164,6 +170,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--status", action="store_true", help="print what is read and exit")
     args = parser.parse_args(argv)
     rule = reading_rule()
+    # a job stopped by `kill` (or a session's end) packs what it read, as Ctrl-C does
+    signal.signal(signal.SIGTERM, stop_reading)
     sets = [s for s in args.sets.split(",") if s]
     unknown = [s for s in sets if s not in PAIR_SETS]
     if unknown:
