@@ -3,7 +3,7 @@ among the passages read (the shipped reading over the retrieved documents), and 
 cross-fitted verdicts come from the recorded rows (`claimhop eval-verify ... --out`), the passages read from the
 reading rule.
 
-    python -m benchmarks.verdict_by_coverage [docs/results/verifier/dev-169-passages.jsonl]
+    python -m benchmarks.lab.verdict_by_coverage [docs/results/verifier/dev-169-passages.jsonl]
 """
 
 from __future__ import annotations

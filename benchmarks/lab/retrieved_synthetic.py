@@ -17,8 +17,8 @@ most 1 point lower; among those, the highest macro-F1 on the retrieved synthetic
 head that never saw the item's question (grouped 5-fold; a question's claims share its group in every set). The
 dev claims are reported after the choice and do not take part in it.
 
-    python -m benchmarks.retrieved_synthetic --read    # reads the states not read yet (~19 s each on 2 cores)
-    python -m benchmarks.retrieved_synthetic --out docs/results/verifier/retrieved-synthetic
+    python -m benchmarks.lab.retrieved_synthetic --read    # reads the states not read yet (~19 s each on 2 cores)
+    python -m benchmarks.lab.retrieved_synthetic --out docs/results/verifier/retrieved-synthetic
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchmarks.chain_sources import (
+from benchmarks.lab.chain_sources import (
     dev_lines,
     labelled_sets,
     set_inputs,
@@ -93,7 +93,7 @@ def main() -> None:
     rows = source_rows(x, y, items, where, list(sets), CANDIDATES)
     chosen = choose(rows)
     lines = ["# Training source chosen on synthetic claims read on retrieved documents", "",
-             (f"`python -m benchmarks.retrieved_synthetic` ({len(retrieved)} of {total} synthetic claims read on the 21 documents "
+             (f"`python -m benchmarks.lab.retrieved_synthetic` ({len(retrieved)} of {total} synthetic claims read on the 21 documents "
              "claimhop selected for each; every figure from a head that never saw the item's question or claim; "
              "no model call)"), "",
              ("| head trained on | retrieved synthetic macro-F1 | 2-document | 3-document | AUC | synthetic, own evidence: "

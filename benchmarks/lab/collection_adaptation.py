@@ -8,11 +8,11 @@ real claims of that collection the heads never saw:
   not supported) for CONTRADICTED), chosen on a grid for the best 3-class macro-F1 on those made claims.
 
 Each set's reported sample (benchmarks.real_claims role "sample") is judged by the verify stage with the bundled
-head and with each adapted one (benchmarks.travel_head: saved states, the claim quoted as one fact); exact McNemar on
+head and with each adapted one (benchmarks.lab.travel_head: saved states, the claim quoted as one fact); exact McNemar on
 the claims only one gets right. The made claims must exist (`claimhop train-verifier --corpus FOLDER` makes them in
 the collection's index folder); reading them the bundled way is one model pass each (~15 s here), kept and resumable.
 
-    python -m benchmarks.collection_adaptation --sets climate-fever,healthver --root /work/ood
+    python -m benchmarks.lab.collection_adaptation --sets climate-fever,healthver --root /work/ood
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.out_of_domain import LABELS, macro_f1
-from benchmarks.travel_head import REAL_CLAIMS, paired_line, verdicts
+from benchmarks.real_claims import REAL_CLAIMS, paired_line, verdicts
 from claimhop.atomic import write_text
 
 GRID = np.round(np.arange(0.05, 0.96, 0.05), 2)  # thresholds tried, 0.05 apart (the made claims are ~120)
@@ -56,7 +56,7 @@ def thresholds_head(support: float, kind: float, out: Path, collection: Path) ->
     provenance = json.loads(PROVENANCE_FILE.read_text(encoding="utf-8"))
     provenance["thresholds_fitted"] = {"collection": str(collection), "support": support, "kind": kind,
                                        "on": "the claims made from its own documents",
-                                       "by": "benchmarks.collection_adaptation"}
+                                       "by": "benchmarks.lab.collection_adaptation"}
     save_head(arrays, provenance, out, out.with_suffix(".json"))
     return out
 

@@ -1,7 +1,7 @@
 """How often the "nothing to go on" rule (claimhop.program.verify.coverage) would fire on claims the collection
 does cover, from recorded eval rows (the 21 titles claimhop selected per claim), with no model call:
 
-    python -m benchmarks.nothing_to_go_on docs/results/dev-169-selection/eval.jsonl
+    python -m benchmarks.lab.nothing_to_go_on docs/results/dev-169-selection/eval.jsonl
 
 Prints each claim it fires on and the count; the rule is meant to fire on none of them."""
 

@@ -6,7 +6,7 @@ in for the claim's own search in the run, and the 21 documents for the candidate
 outside them is taken as unnamed here), so this is a replay, not a run. Prints evidence recall at 2, 3 and 5 before
 and after, and writes the rows for `claimhop eval-verify --retrieved-from` or `benchmarks.out_of_domain --rows`.
 
-    python -m benchmarks.claim_order ROWS.jsonl --out REORDERED.jsonl [--corpus FOLDER]
+    python -m benchmarks.lab.claim_order ROWS.jsonl --out REORDERED.jsonl [--corpus FOLDER]
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def main() -> None:
 
 def judge_dev(before: Path, after: Path) -> None:
     """HoVer dev verdicts of the bundled head on the documents as selected before and after, paired."""
-    from benchmarks.travel_head import paired_line, verdicts
+    from benchmarks.real_claims import paired_line, verdicts
     from claimhop.evaluation.verifier_data import dev_items
     from claimhop.program.verify.head import HEAD_FILE, load_head
     from claimhop.retrieval.corpus import load_corpus

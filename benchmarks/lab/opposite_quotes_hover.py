@@ -4,7 +4,7 @@ documents, the passages the shipped head reads, the claim quoted as one fact: wh
 verdicts recorded for the shipped head (docs/results/verifier/dev-169-passages.jsonl) against the same verdicts
 with the rule, paired (SUPPORTED vs not, HoVer's two labels). Encoder only, no model call.
 
-    python -m benchmarks.opposite_quotes_hover
+    python -m benchmarks.lab.opposite_quotes_hover
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ ROWS = Path("docs/results/verifier/dev-169-passages.jsonl")
 
 
 def main() -> None:
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
     corpus, rule = load_corpus(), load_head().reading
     claims = {c["uid"]: c for c in load_claims()}
     recorded = [json.loads(line) for line in ROWS.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -6,8 +6,8 @@ replayed, and writes, per claim, the candidates with the steps that found them, 
 by, and the claim's own search ranking. `compare` then runs selection rules on those records in seconds and
 prints recall@21 overall and on 3-hop claims, with paired counts and the exact McNemar p against the first rule.
 
-    DSPY_CACHEDIR=<cache of the eval run> python -m benchmarks.selection record --out records.jsonl
-    python -m benchmarks.selection compare records.jsonl --rule current --rule 'claim_floor=10'
+    DSPY_CACHEDIR=<cache of the eval run> python -m benchmarks.lab.selection record --out records.jsonl
+    python -m benchmarks.lab.selection compare records.jsonl --rule current --rule 'claim_floor=10'
 """
 
 from __future__ import annotations

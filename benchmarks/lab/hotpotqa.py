@@ -6,7 +6,7 @@ The committed sample (`benchmarks/samples/hotpotqa-200-seed0.jsonl`) is seeded a
 (bridge and comparison, in their proportion among the typed questions), and leaves out the questions
 `claimhop optimize` trains on by default, so an optimised program is never scored on what it learnt from.
 
-    python -m benchmarks.hotpotqa            # writes the sample once (an existing file is never rewritten)
+    python -m benchmarks.lab.hotpotqa            # writes the sample once (an existing file is never rewritten)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from claimhop.atomic import write_text
 from claimhop.evaluation.optimize import TRAIN_QUESTIONS, training_examples
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "benchmarks" / "samples" / "hotpotqa-200-seed0.jsonl"
 TYPES = ("bridge", "comparison")
 
@@ -55,4 +55,7 @@ def sample_file(n: int = 200, seed: int = 0, path: Path = SAMPLE) -> Path:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     print(sample_file())

@@ -4,7 +4,7 @@ core at once, in one run. If the last gives little over the first, the machine's
 worker and no arrangement of workers or slots (claimhop serve-model --parallel, more Ray actors per node) can raise
 throughput much: the work is compute-bound.
 
-    .venv/bin/python -m benchmarks.thread_scaling [--passes 4] [--out docs/results/throughput/thread-scaling.json]
+    .venv/bin/python -m benchmarks.lab.thread_scaling [--passes 4] [--out docs/results/throughput/thread-scaling.json]
 
 Run it on an idle machine; it starts its own processes (each loads the bundled model).
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from claimhop.atomic import write_json, write_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPLY_TOKENS = 60
 
 
@@ -48,7 +48,7 @@ def measure(passes: int, offset: int) -> dict:
 
 def run_processes(count: int, threads: int, passes: int) -> list[dict]:
     """`count` processes at once, each with `threads` threads; their measurements."""
-    procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.thread_scaling", "--child", str(i), "--passes",
+    procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.lab.thread_scaling", "--child", str(i), "--passes",
                                str(passes)], env={**os.environ, "CLAIMHOP_LLM_THREADS": str(threads)},
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
              for i in range(count)]

@@ -20,8 +20,8 @@ Heads: for each reader, the support head (balanced classes, C by grouped 5-fold 
 the claim's fold (claimhop.evaluation.verifier_report.held_out, 5 folds by a hash of the claim's uid, gold and
 retrieved items of a claim in one fold), as the shipped head's fold heads are trained.
 
-    python -m benchmarks.small_reader --layers 24,18 --synthetic 300 --out docs/results/small-reader
-    python -m benchmarks.small_reader --layers 24,18 --synthetic 300 --report-only   # no model: the states saved
+    python -m benchmarks.lab.small_reader --layers 24,18 --synthetic 300 --out docs/results/small-reader
+    python -m benchmarks.lab.small_reader --layers 24,18 --synthetic 300 --report-only   # no model: the states saved
 
 Writes <out>.md, <out>.json and <out>.png.
 """
@@ -569,7 +569,7 @@ def main(argv: list[str] | None = None) -> None:
     passing = sorted((r for r in decided if r["decision"]["meets_bar"]),
                      key=lambda r: (-r["documents"]["retrieved"]["macro_f1"], r["blocks"]))
     lines = ["# The 0.5B model as the verify pass's reader (issue 58, item 1)", "",
-             f"`python -m benchmarks.small_reader {' '.join(sys.argv[1:] if argv is None else argv)}`", "",
+             f"`python -m benchmarks.lab.small_reader {' '.join(sys.argv[1:] if argv is None else argv)}`", "",
              f"Model: {SMALL.name} ({SMALL.sha256[:12]}, {total} blocks, state size "
              f"{results[-1]['state_size'] if decided else '–'}) against {QWEN_CODER_1_5B.name} at the shipped head's "
              f"{rule.blocks} blocks. Reading {rule.name} ({rule.budget} characters, prompt {rule.version()}).", "",
@@ -601,7 +601,7 @@ def main(argv: list[str] | None = None) -> None:
     lines += ["", "## The 0.5B GGUF's metadata (read with gguf-py before any use)", "", *metadata_lines(meta, wheel),
               "", f"Licence stated: {'yes' if licence else 'no (neither general.license nor the wheel)'}."]
     text = "\n".join(lines) + "\n"
-    payload = {"command": " ".join(["python -m benchmarks.small_reader", *(sys.argv[1:] if argv is None else argv)]),
+    payload = {"command": " ".join(["python -m benchmarks.lab.small_reader", *(sys.argv[1:] if argv is None else argv)]),
                "written_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                "small_model": {"name": SMALL.name, "sha256": SMALL.sha256, "blocks": total, "metadata": meta,
                                "wheel": wheel, "licence_stated": licence},

@@ -1,6 +1,6 @@
 """Does prompt-lookup speculative decoding make the model steps faster, and leave their answers unchanged?
 
-    python -m benchmarks.speculative                 # 12 claims of the committed sample, planning + judgements
+    python -m benchmarks.lab.speculative                 # 12 claims of the committed sample, planning + judgements
 
 For each engine configuration (no speculation, then ngram-simple drafts of a few sizes), in a fresh process
 with an empty DSPy cache: the planning call (PlanClaimAsFacts) on each claim and a fact judgement on the
@@ -30,7 +30,7 @@ def measure(claims: int) -> dict:
     """Run inside a fresh process whose CLAIMHOP_LLM_* variables choose the engine options."""
     import dspy
 
-    from benchmarks.runs import sample_file
+    from benchmarks.speed import sample_file
     from claimhop.evaluation.data import load_claims
     from claimhop.lm.provider import get_lm
     from claimhop.lm.usage import LEDGER, model_step, usage_between
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, **{f"CLAIMHOP_LLM_{k.upper()}": str(v) for k, v in options.items()},
                "DSPY_CACHEDIR": tempfile.mkdtemp(prefix="claimhop-spec-")}
         print(f"{options}", file=sys.stderr, flush=True)
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.speculative", "--one", "--claims", str(args.claims)],
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.lab.speculative", "--one", "--claims", str(args.claims)],
                               capture_output=True, text=True, env=env, check=False)
         if proc.returncode != 0:
             print(proc.stderr[-2000:], file=sys.stderr)

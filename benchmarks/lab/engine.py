@@ -2,8 +2,8 @@
 engine configuration (threads, batch and ubatch sizes, flash attention), each in a fresh process so one
 configuration's memory or cache never helps the next.
 
-    python -m benchmarks.engine                      # the sweep, a table on stdout
-    python -m benchmarks.engine --out docs/results/speed/engine.json
+    python -m benchmarks.lab.engine                      # the sweep, a table on stdout
+    python -m benchmarks.lab.engine --out docs/results/speed/engine.json
 
 Each configuration processes the same ~750-token prompt of corpus text with llama.cpp's prompt cache off
 (every token computed) and then generates 48 tokens, three times; the median of the three is reported.
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"engine: {system_info()}", file=sys.stderr)
     for i, options in enumerate(SWEEP, start=1):
         print(f"[{i}/{len(SWEEP)}] {options}", file=sys.stderr, flush=True)
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.engine", "--one", json.dumps(options)],
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.lab.engine", "--one", json.dumps(options)],
                               capture_output=True, text=True, env={**os.environ}, check=False)
         if proc.returncode != 0:
             print(f"  failed: {proc.stderr.strip().splitlines()[-1:]}", file=sys.stderr)

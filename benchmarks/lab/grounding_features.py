@@ -12,7 +12,7 @@ number changed; the synthetic `removed` claims lose a whole gold paragraph.
 The head with them is a stack: the shipped state head's log-odds (each item's from a head that never saw it: inner
 grouped folds) beside the grounding features, in a small logistic regression (C = 1, classes weighing the same).
 Every figure comes from heads that never saw the item's question or claim (outer grouped 5-fold by
-claimhop.evaluation.train_verifier.fold_of, as `benchmarks.chain_sources` does).
+claimhop.evaluation.train_verifier.fold_of, as `benchmarks.lab.chain_sources` does).
 
 Rule, fixed before any figure of these features was seen (this file's first commit): the grounding features join
 the shipped head if, with the shipped training source (synthetic + dev), on the synthetic claims held out, the
@@ -21,7 +21,7 @@ set's macro-F1 falls by more than 1. The 169 dev claims (retrieved and gold docu
 after the choice, with paired counts against the state head, and do not take part in it. No model call: states
 come from the feature cache (`claimhop train-verifier --chains` reads them).
 
-    python -m benchmarks.grounding_features --out docs/results/verifier/grounding
+    python -m benchmarks.lab.grounding_features --out docs/results/verifier/grounding
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.chain_sources import labelled_sets, scored, set_inputs
+from benchmarks.lab.chain_sources import labelled_sets, scored, set_inputs
 from claimhop.atomic import write_text
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.synthetic_chains import CHAIN_CLAIMS
@@ -146,7 +146,7 @@ def main() -> None:
     parser.add_argument("--synthetic", type=Path, default=SYNTHETIC_CLAIMS)
     parser.add_argument("--retrieved-from", type=Path, default=DEV_RETRIEVED)
     parser.add_argument("--with-retrieved", action="store_true", help="also report the synthetic claims read on "
-                        "the documents claimhop retrieved for them (benchmarks.retrieved_synthetic), those read so far")
+                        "the documents claimhop retrieved for them (benchmarks.lab.retrieved_synthetic), those read so far")
     parser.add_argument("--out", type=Path, default=Path("docs/results/verifier/grounding"),
                         help="path stem: writes <stem>.md and <stem>.jsonl")
     args = parser.parse_args()
@@ -156,7 +156,7 @@ def main() -> None:
     rule = load_head().reading  # as the shipped head reads
     sets = labelled_sets(args.synthetic, args.chains, args.retrieved_from)
     if args.with_retrieved:  # reported beside the choice, not part of it (the rule was fixed before they existed)
-        from benchmarks.retrieved_synthetic import is_read
+        from benchmarks.lab.retrieved_synthetic import is_read
         from claimhop.evaluation.verifier_data import retrieved_synthetic_items
 
         sets["synthetic-retrieved"] = [item for item in retrieved_synthetic_items() if is_read(item, corpus, rule)]
@@ -191,7 +191,7 @@ def main() -> None:
     holds = all(new[part]["macro_f1"] >= base[part]["macro_f1"] - MAX_LOSS for part in ("synthetic", "chains"))
     passes = bool(gains) and holds
     lines = ["# Grounding features beside the passage verifier's state head", "",
-             (f"`python -m benchmarks.grounding_features` (reading {rule.name}, {rule.budget} characters, block "
+             (f"`python -m benchmarks.lab.grounding_features` (reading {rule.name}, {rule.budget} characters, block "
              f"{rule.blocks}; training source synthetic + dev; every figure from heads that never saw the item's "
              "question or claim; no model call)"), "",
              "## Synthetic claims held out (the choice)", "",

@@ -12,7 +12,7 @@ the three-document claims. The dev rows (169 claims, retrieved and gold document
 the choice, with paired counts against the shipped recipe, and do not take part in it. No model call: states come
 from the feature cache (`claimhop train-verifier --chains` reads them).
 
-    python -m benchmarks.chain_sources --out docs/results/verifier/chain-sources
+    python -m benchmarks.lab.chain_sources --out docs/results/verifier/chain-sources
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def main() -> None:
     items, where, x, y = set_inputs(sets, corpus, rule)
     rows = source_rows(x, y, items, where, list(sets), CANDIDATES)
     chosen = choose(rows)
-    about = (f"`python -m benchmarks.chain_sources` ({len(sets['chains'])} three-document items from "
+    about = (f"`python -m benchmarks.lab.chain_sources` ({len(sets['chains'])} three-document items from "
              f"{len({i['group'] for i in chains})} questions, {len(sets['synthetic'])} two-document items; every "
              "figure from a head that never saw the item's question or claim)")
     lines = ["# Training source chosen on three-document synthetic claims", "", about, "",

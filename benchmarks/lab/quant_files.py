@@ -2,8 +2,8 @@
 read its states? The bundled Q4_K_M file against copies whose block weights gguf-py re-quantises to Q4_0 (llama.cpp
 repacks Q4_0 for AVX2 at load) or Q4_0 with Q8_0 where Q4_K_M has Q6_K (claimhop.lm.cut_model.write_cut).
 
-    python -m benchmarks.quant_files --out docs/results/speed/quant-files            # speed (~15 min)
-    python -m benchmarks.quant_files --transfer 48 --out docs/results/speed/quant-files  # and states (~25 min more)
+    python -m benchmarks.lab.quant_files --out docs/results/speed/quant-files            # speed (~15 min)
+    python -m benchmarks.lab.quant_files --transfer 48 --out docs/results/speed/quant-files  # and states (~25 min more)
 
 Speed, in one fresh process holding every file, the files taking turns on each prompt, medians: the verify pass (the 21-block cut read over the real
 prompts of the first 8 three-document synthetic claims, each twice, llama.cpp's embeddings mode as the verifier reads) and a
@@ -110,7 +110,7 @@ def measure(schemes: list[str]) -> list[dict]:
     """In one fresh process with every file loaded: the verify pass on each cut and a chat call on each whole model,
     the schemes taking turns on each prompt (the order rotating), so a slower minute of the machine falls on all of
     them alike; each scheme's seconds are also divided by the bundled file's on the same prompt and round."""
-    from benchmarks.engine import chat_body
+    from benchmarks.lab.engine import chat_body
     from claimhop.lm.chat_template import chatml
 
     prompts = [chatml(messages) for _, messages in chain_prompts(PROMPTS)]
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     for scheme in schemes:  # made here, not inside the timed process
         model_file(scheme, CUT)
         model_file(scheme, MODEL_BLOCKS)
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.quant_files", "--one", ",".join(schemes)], text=True,
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.lab.quant_files", "--one", ",".join(schemes)], text=True,
                           stdout=subprocess.PIPE, env={**os.environ}, check=False)
     if proc.returncode != 0:
         raise SystemExit("the timed process failed (its messages are above)")
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
                          f"{r['auc'][r['scheme']]} | {r['macro_f1']['shipped']} / {r['macro_f1'][r['scheme']]} |")
     print("\n".join(lines))
     if args.out:
-        from benchmarks.engine import system_info
+        from benchmarks.lab.engine import system_info
 
         args.out.parent.mkdir(parents=True, exist_ok=True)
         write_text(args.out.with_suffix(".json"), json.dumps({"system_info": system_info(), "speed": speed,

@@ -8,7 +8,7 @@ claims are never held out). Each row is compared claim by claim with the shipped
 McNemar on the claims one gets right and the other wrong. No model call: the states are read from the feature cache; a row whose features
 are not all read says so.
 
-    python -m benchmarks.head_sources --readings chain-order-1@28 chain-order-2@21 --out docs/results/verifier/head-sources
+    python -m benchmarks.lab.head_sources --readings chain-order-1@28 chain-order-2@21 --out docs/results/verifier/head-sources
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.feature_archive import parse_reading
 from claimhop.atomic import atomic_path, write_text
 from claimhop.evaluation.report import macro_f1, mcnemar_exact
 from claimhop.evaluation.train_verifier import (
@@ -35,12 +36,7 @@ from claimhop.evaluation.verifier_features import (
     state_path,
 )
 from claimhop.evaluation.verifier_report import auc, held_out
-from claimhop.program.verify.reading import (
-    MODEL_BLOCKS,
-    RULE_BUDGET,
-    ReadingRule,
-    reading_rule,
-)
+from claimhop.program.verify.reading import ReadingRule
 
 SOURCES = ("synthetic + dev", "dev only", "synthetic only")
 KINDS = ("retrieved", "gold")
@@ -55,14 +51,6 @@ def baseline_probabilities(path: Path, kind: str, items: list[dict]) -> np.ndarr
     if missing:
         raise SystemExit(f"{path}: no passages@{kind} row for {len(missing)} dev claims, e.g. {missing[0]}")
     return np.array([by_uid[i["group"]] for i in items])
-
-
-def parse_reading(text: str) -> ReadingRule:
-    """'chain-order-2@21' -> that rule read after 21 blocks ('chain-order-2' alone: after all of them);
-    'chain-order-1@21:3000' -> with 3,000 characters of passages."""
-    spec, _, budget = text.partition(":")
-    name, _, blocks = spec.partition("@")
-    return reading_rule(name, int(blocks) if blocks else MODEL_BLOCKS, int(budget) if budget else RULE_BUDGET)
 
 
 def read_all(items: list[dict], corpus, rule: ReadingRule) -> bool:
@@ -170,7 +158,7 @@ def main() -> None:
     header = ["| reading | head trained on | documents | macro-F1 | 2-hop | 3-hop | 4-hop | AUC | right | "
               "gained / lost vs baseline (McNemar) |", "|---|---|---|---|---|---|---|---|---|---|"]
     text = "\n".join(["# Heads by reading and training source, 169 HoVer dev claims, cross-fitted", "",
-                      "`python -m benchmarks.head_sources --readings " + " ".join(args.readings)
+                      "`python -m benchmarks.lab.head_sources --readings " + " ".join(args.readings)
                       + (f" --baseline-rows {args.baseline_rows}" if args.baseline_rows != BASELINE_ROWS else "")
                       + "`", "",
                       *header, *table]) + "\n"

@@ -2,7 +2,7 @@
 other (so drift in the machine's speed falls on every budget alike), timed; no state is kept and no verdict looked
 at, so any claims may be used (the default: the 100 HotpotQA questions' selections, no dev claim).
 
-    python -m benchmarks.budget_cost --readings chain-order-1@21:2400 chain-order-1@21:3000 --limit 30
+    python -m benchmarks.lab.budget_cost --readings chain-order-1@21:2400 chain-order-1@21:3000 --limit 30
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from benchmarks.head_sources import parse_reading
+from benchmarks.feature_archive import parse_reading
 from claimhop.atomic import write_text
 from claimhop.evaluation.runner import json_objects
 from claimhop.evaluation.verifier_features import documents_for
@@ -72,7 +72,7 @@ def table(result: dict[str, dict], command: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--readings", nargs="+", default=["chain-order-1@21:2400", "chain-order-1@21:3000"],
-                        help="NAME@BLOCKS:BUDGET each (benchmarks.head_sources); the first is the baseline")
+                        help="NAME@BLOCKS:BUDGET each (benchmarks.lab.head_sources); the first is the baseline")
     parser.add_argument("--rows", default=str(SELECTIONS), help="a `claimhop eval` rows file: the selections read")
     parser.add_argument("--claims", default=str(CLAIMS), help="the claims file giving each row's text")
     parser.add_argument("--limit", type=int, default=30)
@@ -81,7 +81,7 @@ def main() -> None:
     items = selections(Path(args.rows), Path(args.claims), args.limit)
     if not items:
         raise SystemExit(f"no row of {args.rows} has its claim in {args.claims}")
-    command = "python -m benchmarks.budget_cost --readings " + " ".join(args.readings) + f" --limit {args.limit}"
+    command = "python -m benchmarks.lab.budget_cost --readings " + " ".join(args.readings) + f" --limit {args.limit}"
     report = table(measure(items, args.readings), command)
     print(report)
     if args.out:

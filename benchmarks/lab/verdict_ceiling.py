@@ -13,7 +13,7 @@ that use the sample's own labels, which no user has:
 
 If neither reaches a target, no threshold or head on these signals does: the reader has to change.
 
-    python -m benchmarks.verdict_ceiling --out docs/results/out-of-domain/ceiling   # ~30 s, no model
+    python -m benchmarks.lab.verdict_ceiling --out docs/results/out-of-domain/ceiling   # ~30 s, no model
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`claimhop index FOLDER` at scale: the time and peak memory of indexing a folder of N files, then of the update
 after M of them changed (and one more with nothing changed).
 
-    .venv/bin/python -m benchmarks.index_folder --files 10000 --changed 100
+    .venv/bin/python -m benchmarks.lab.index_folder --files 10000 --changed 100
 
 The files are real: each is one Wikipedia intro paragraph of the bundled corpus written as a Markdown file
 (`# Title`, then the paragraph), in 100 sub-folders. The changed files get one sentence appended. Each phase runs
@@ -51,7 +51,7 @@ def phase(folder: Path, index_dir: Path, encoder: str | None) -> dict:
 
 
 def run_phase(name: str, folder: Path, index_dir: Path, encoder: str | None) -> dict:
-    command = [sys.executable, "-m", "benchmarks.index_folder", "--phase", str(folder), str(index_dir)]
+    command = [sys.executable, "-m", "benchmarks.lab.index_folder", "--phase", str(folder), str(index_dir)]
     if encoder:
         command += ["--encoder", encoder]
     done = subprocess.run(command, capture_output=True, text=True)

@@ -4,7 +4,7 @@ processes, `claimhop check --file` on their share of the claims, `--model openai
 seconds a claim, the ratio to one worker, and paired counts of verdicts and recall against one worker; saves
 the rows, a table and a plot.
 
-    .venv/bin/python -m benchmarks.throughput [--claims benchmarks/samples/dev-40-seed0.jsonl] [--workers 1,2,4]
+    .venv/bin/python -m benchmarks.lab.throughput [--claims benchmarks/samples/dev-40-seed0.jsonl] [--workers 1,2,4]
 
 Every worker has an empty DSPy cache, so every model call is real. Run it on an idle machine.
 """
@@ -28,7 +28,7 @@ from claimhop.evaluation.figures import pyplot, save_png
 from claimhop.evaluation.metric import all_gold_in
 from claimhop.evaluation.runner import json_objects
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_server(slots: int, log: Path) -> tuple[subprocess.Popen, str]:

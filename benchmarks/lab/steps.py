@@ -1,8 +1,8 @@
 """What each model step costs and what it is worth: one table from one command.
 
-    python -m benchmarks.steps                     # the committed 40-claim dev sample, against the defaults
-    python -m benchmarks.steps --recall-only       # retrieval only: no verdicts are paid for
-    python -m benchmarks.steps --cost-only "two calls"   # that step's cost columns only (its change not run)
+    python -m benchmarks.lab.steps                     # the committed 40-claim dev sample, against the defaults
+    python -m benchmarks.lab.steps --recall-only       # retrieval only: no verdicts are paid for
+    python -m benchmarks.lab.steps --cost-only "two calls"   # that step's cost columns only (its change not run)
 
 Every model step of the design is a row. Its cost (calls, prompt and output tokens, model seconds per claim)
 comes from a timed run in which the step runs: the speed benchmark's "new" rows (the defaults) for the steps the
@@ -27,7 +27,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.runs import (
+from benchmarks.speed import (
     NEW,
     PREVIOUS,
     Config,

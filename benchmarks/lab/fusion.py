@@ -3,7 +3,7 @@ weights and RRF k, beside BM25 and dense alone, all in one run (no LM). Settings
 questions (disjoint from the dev claims) and then reported on the HoVer dev claims, so the choice is not
 tuned to the claims it is reported on.
 
-    .venv/bin/python -m benchmarks.fusion --out docs/results/fusion
+    .venv/bin/python -m benchmarks.lab.fusion --out docs/results/fusion
 
 Each claim's BM25 and dense top-`depth` lists are computed once and fused for every setting, so the grid costs
 seconds. The graph's hops use the same fusion, with the run settings bm25_weight, dense_weight, rrf_k and

@@ -15,8 +15,8 @@ chosen on. Two guards against a rule that reads a gold title but cuts its fact: 
 kept (both datasets) and, for HotpotQA questions whose answer is not yes/no, whether the answer is in the text read.
 No model call; a few seconds of CPU.
 
-    python -m benchmarks.reading_coverage --out docs/results/verifier/reading-coverage          # tables, plot
-    python -m benchmarks.reading_coverage --out docs/results/verifier/reading-coverage --grid   # and the choice
+    python -m benchmarks.lab.reading_coverage --out docs/results/verifier/reading-coverage          # tables, plot
+    python -m benchmarks.lab.reading_coverage --out docs/results/verifier/reading-coverage --grid   # and the choice
 """
 
 from __future__ import annotations
@@ -404,7 +404,7 @@ def main() -> None:
               f"Recorded selections ({SYSTEM} rows, first {SELECTED} titles): HotpotQA {HOTPOTQA_ROWS} "
               f"({counts['hotpotqa']}, hops {hops['hotpotqa']}), dev {DEV_ROWS} ({counts['dev']}, hops "
               f"{hops['dev']}). HotpotQA has no 3-hop question. No model call.\n\n"
-              f"    python -m benchmarks.reading_coverage --out {args.out}\n\n")
+              f"    python -m benchmarks.lab.reading_coverage --out {args.out}\n\n")
     text = header + tables(summaries, RULES, items, recommended)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if args.grid:

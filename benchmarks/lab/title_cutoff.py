@@ -6,7 +6,7 @@ fuzzy match is counted as right when its document is one of the question's two g
 the question is about. The table gives, per score band, how many fuzzy matches there are and how many are right,
 against the same rate for exact matches; the plot shows both. No model call.
 
-    python -m benchmarks.title_cutoff --out docs/results/title-cutoff
+    python -m benchmarks.lab.title_cutoff --out docs/results/title-cutoff
 """
 
 from __future__ import annotations

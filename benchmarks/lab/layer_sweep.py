@@ -6,7 +6,7 @@ cross-validation (claims of one question share a fold): ROC AUC and macro-F1 of 
 balanced classes, as `claimhop train-verifier` fits the shipped head. Seconds and prompt tokens per pass come from the
 same reads (empty feature cache; a state already saved is not timed).
 
-    python -m benchmarks.layer_sweep --blocks 16 20 24 28 [--groups 60]
+    python -m benchmarks.lab.layer_sweep --blocks 16 20 24 28 [--groups 60]
 
 Writes docs/results/verifier/layer-sweep.{jsonl,md,png}.
 """

@@ -1,7 +1,7 @@
 """How soon a chat client sees claimhop working: time to the first streamed event, the first hop's titles and
 the verdict, per claim, streamed from a real `langgraph dev` exactly as the chat page streams it.
 
-    .venv/bin/python -m benchmarks.chat_latency --claims 3
+    .venv/bin/python -m benchmarks.lab.chat_latency --claims 3
 
 The server gets an empty DSPy cache, so every model call is real (pass --url to measure a running server).
 """

@@ -10,7 +10,7 @@ on, from saved states only (no model call; every state was read by benchmarks.re
 Verdicts come from the verify stage itself (`Verify` with the head and a reader of saved states; the claim quoted
 as one fact, so no model call splits it). Exact McNemar on the claims only one head gets right.
 
-    python -m benchmarks.travel_head --heads /work/ood-runs/heads --candidate /work/ood-runs/heads/all.npz
+    python -m benchmarks.lab.travel_head --heads /work/ood-runs/heads --candidate /work/ood-runs/heads/all.npz
 """
 
 from __future__ import annotations
@@ -19,68 +19,11 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.out_of_domain import LABELS, macro_f1
+from benchmarks.out_of_domain import LABELS
+from benchmarks.real_claims import REAL_CLAIMS, corpus_getter, paired_line, verdicts
 from claimhop.atomic import write_text
-from claimhop.evaluation.report import mcnemar_exact
 
-REAL_CLAIMS = Path("docs/results/verifier/real-claims.jsonl")
 DEV_RETRIEVED = Path("docs/results/dev-169-selection/eval.jsonl")
-
-
-def verdicts(head, items: list[dict], corpus_of, uid_fold: bool = False, settings: dict | None = None,
-             desc: str = "") -> dict[str, str]:
-    """The verify stage's verdict with `head` on each item's saved state (the claim quoted as one fact, as
-    benchmarks.out_of_domain does; `uid_fold`: a dev claim judged by the fold head that never saw it), under the
-    run `settings` given (a progress bar when `desc` names the run)."""
-    from tqdm import tqdm
-
-    from claimhop.entities.ner import extract_entities, unique
-    from claimhop.evaluation.verifier_features import documents_for, saved_state_reader
-    from claimhop.program.verify.stage import ToVerify, Verify
-    from state.context import Context
-
-    stage = Verify(Context.from_any(settings or {}), saved_state_reader(), head)
-    out = {}
-    for item in tqdm(items, desc=desc, unit="claim", disable=not desc):
-        names = unique(extract_entities([item["claim"]], with_spans=True)[0])
-        case = ToVerify(item["claim"], documents_for(corpus_of(item), item["titles"]), names,
-                        planned_facts=[item["claim"]], uid=item["uid"] if uid_fold else None)
-        out[item["uid"]] = stage(case).verdict
-    return out
-
-
-def corpus_getter():
-    """The corpus of an item's folder (the bundled one for an item with none), each loaded once."""
-    from claimhop.evaluation.train_verifier import folder_corpus
-    from claimhop.retrieval.corpus import load_corpus
-
-    corpora: dict[str, object] = {}
-
-    def corpus_of(item: dict):
-        folder = item.get("folder", "")
-        if folder not in corpora:
-            corpora[folder] = folder_corpus(folder) if folder else load_corpus()
-        return corpora[folder]
-
-    return corpus_of
-
-
-def paired_line(name: str, gold: dict[str, str], a: dict[str, str], b: dict[str, str], labels: tuple[str, ...],
-                to_label=lambda v: v) -> dict:
-    """Macro-F1 of both heads and the claims only one gets right."""
-    uids = sorted(gold)
-    right_a = {u: to_label(a[u]) == gold[u] for u in uids}
-    right_b = {u: to_label(b[u]) == gold[u] for u in uids}
-    only_a = sum(right_a[u] and not right_b[u] for u in uids)
-    only_b = sum(right_b[u] and not right_a[u] for u in uids)
-    contradicted = [u for u in uids if gold[u] == "CONTRADICTED"]
-    return {"set": name, "claims": len(uids),
-            "bundled": round(macro_f1([(gold[u], to_label(a[u])) for u in uids], labels), 1),
-            "travel": round(macro_f1([(gold[u], to_label(b[u])) for u in uids], labels), 1),
-            "contradicted_bundled": sum(a[u] == "CONTRADICTED" for u in contradicted),
-            "contradicted_travel": sum(b[u] == "CONTRADICTED" for u in contradicted),
-            "contradicted": len(contradicted),
-            "only_bundled": only_a, "only_travel": only_b, "p": mcnemar_exact(only_b, only_a)}
 
 
 def main() -> None:

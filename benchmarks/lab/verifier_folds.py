@@ -5,7 +5,7 @@ of the uid), so fold 1's claims were never looked at while it was built: its fig
 settings, are out of sample. Prints, per fold and verifier@documents: claims, verdicts right, macro-F1, the
 median seconds and model calls per claim, and the exact McNemar comparison with `--against` on the same claims.
 
-    python -m benchmarks.verifier_folds docs/results/verify-qa/dev-169.jsonl --against facts@retrieved
+    python -m benchmarks.lab.verifier_folds docs/results/verify-qa/dev-169.jsonl --against facts@retrieved
 """
 
 from __future__ import annotations
