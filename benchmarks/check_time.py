@@ -1,6 +1,8 @@
 """How long a user waits: `claimhop check` on a claim in a fresh process with an empty DSPy cache, timed from
 the printed thread id (the run has started) to the first documents shown, the plan, the verdict and the answer.
 
+Table: the times to first documents and to the answer for README's claim in docs/speed.md.
+
     python -m benchmarks.check_time                  # README's claim
     python -m benchmarks.check_time "CLAIM" --repeat 3
     python -m benchmarks.check_time --repeat 3 --arm before:CLAIMHOP_LLM_PROMPT_STATES=0 --arm now

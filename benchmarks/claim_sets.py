@@ -2,6 +2,8 @@
 would have: a folder of Markdown documents (`# Title`, blank line, text) and a labelled claims file, so claimhop
 can be scored on a domain its retrieval and verifier were not tuned on.
 
+Table: none of its own; it makes the folders that benchmarks.out_of_domain's tables (docs/evaluation.md) read.
+
     python -m benchmarks.claim_sets SNAPSHOT_GIT_DIR --set climate-fever --out /work/ood/climate-fever
 
 SNAPSHOT is the dataset repository: a bare git directory (read at HEAD with `git show`), a checkout, or a plain

@@ -6,6 +6,8 @@ only ever serves the reading and model that made it. `load --into` unpacks it in
 after the same blocks (another budget, say): states are kept by a hash of the exact prompt, so one serves every
 reading that shows the model the same messages, and only the prompts that differ are read again.
 
+Table: none; it keeps the states README's verdict row and docs/verification.md's head figures are computed from.
+
     python -m benchmarks.feature_archive save --reading chain-order-2@21
     python -m benchmarks.feature_archive load --reading chain-order-2@21
     python -m benchmarks.feature_archive load --reading chain-order-1@21 --into chain-order-1@21:3000
@@ -18,11 +20,24 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.head_sources import parse_reading
 from claimhop.atomic import atomic_path
 from claimhop.evaluation.verifier_features import features_dir, save_atomic
+from claimhop.program.verify.reading import (
+    MODEL_BLOCKS,
+    RULE_BUDGET,
+    ReadingRule,
+    reading_rule,
+)
 
 ARCHIVE_DIR = Path("docs/results/verifier/features")
+
+
+def parse_reading(text: str) -> ReadingRule:
+    """'chain-order-2@21' -> that rule read after 21 blocks ('chain-order-2' alone: after all of them);
+    'chain-order-1@21:3000' -> with 3,000 characters of passages."""
+    spec, _, budget = text.partition(":")
+    name, _, blocks = spec.partition("@")
+    return reading_rule(name, int(blocks) if blocks else MODEL_BLOCKS, int(budget) if budget else RULE_BUDGET)
 
 
 def archive_path(folder: Path) -> Path:
@@ -63,7 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=("save", "load"))
     parser.add_argument("--reading", default="chain-order-1@28",
-                        help="NAME@BLOCKS[:BUDGET], as benchmarks.head_sources takes")
+                        help="NAME@BLOCKS[:BUDGET], as benchmarks.lab.head_sources takes")
     parser.add_argument("--into", help="load: into this reading's folder instead (read after the same blocks)")
     args = parser.parse_args()
     rule = parse_reading(args.reading)

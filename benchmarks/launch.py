@@ -1,5 +1,7 @@
 """Start `langgraph dev` for this checkout on a free loopback port, offline, and wait until it answers.
 
+Table: none; a tool of the integration tests and of benchmarks.load.
+
 Used by the tests and the server benchmarks; a person runs `langgraph dev` directly (see README). It serves the
 checkout's langgraph.json, so it lives in the checkout, not in the installed package."""
 

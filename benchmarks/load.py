@@ -2,6 +2,8 @@
 thread, streamed as the chat page streams them. Prints throughput, latency p50/p95, the server's peak memory
 and how often it loaded the model, checks every run's result belongs to its own claim, and plots the run.
 
+Table: the load run in docs/reliability.md (throughput, latency, peak memory).
+
     .venv/bin/python -m benchmarks.load --runs 50 --concurrency 8
 
 The server gets an empty DSPy cache, so every model call is real (pass --url to load a running server, which

@@ -1,6 +1,8 @@
 """Claims outside Wikipedia (issue 55): evidence recall and 3-class verdicts on public claim sets whose evidence
 documents are a folder a user would have (benchmarks.claim_sets makes them from the public repositories).
 
+Tables: docs/evaluation.md's "Claims outside Wikipedia" recall and verdict tables (docs/results/out-of-domain/).
+
 Retrieval comes from a `claimhop eval --recall-only --systems bm25,hybrid,claimhop` run on the set's sample (rows in
 `OUT/NAME/eval.jsonl`): evidence recall@5 and @21 count a claim when ANY of its evidence documents is among the first
 k (the sets list alternative evidence, not chains). Verdicts are given on claimhop's 21 documents by the verify stage

@@ -1,12 +1,18 @@
 """Real labelled claims from other domains, read as a check reads them, for a verdict head that travels (issue 55,
 item 3): the public claim sets benchmarks.claim_sets makes (HealthVer, Climate-FEVER, Check-COVID; never SciFact).
 
+Table: none of its own; it writes docs/results/verifier/real-claims.jsonl, which
+`claimhop train-verifier --real-claims` and benchmarks.verify_setting read.
+
 Each claim is read on what search finds for it in its set's folder, as a check would: the reported samples on the
 21 documents claimhop chose (the recall-only rows of benchmarks.out_of_domain), the other claims on hybrid search's
 first 21 (no model call to choose them). A SUPPORTED or CONTRADICTED claim whose evidence is not among the passages
 read is left out (what is read cannot decide it); an INSUFFICIENT_INFO claim is kept whatever is read. Training
 claims come from groups (claims sharing evidence) that no sample claim is in, at most `--per-label` a label, seeded.
 The states are saved as every verifier feature is (claimhop.evaluation.verifier_features): read once, resumable.
+
+Also the verify stage's verdicts on saved states of such claims (`verdicts`), and the paired line two runs of them
+give (`paired_line`), which benchmarks.verify_setting reports.
 
     python -m benchmarks.real_claims --root /work/ood --rows /work/ood-runs --out docs/results/verifier/real-claims.jsonl
 """
@@ -19,6 +25,7 @@ import random
 from pathlib import Path
 
 from claimhop.atomic import write_text
+from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.runner import rows_in
 
 SETS = ("check-covid", "healthver", "climate-fever")
@@ -26,6 +33,65 @@ RETRIEVED_K = 21  # what the check's verify stage is given: the 21 documents sel
 # training claims a label and set (a set's own size caps it): Check-COVID most (whole abstracts, claims false by
 # direction or number, as scientific claims are), Climate-FEVER least (its claims are the furthest from science)
 PER_LABEL = {"check-covid": 60, "healthver": 40, "climate-fever": 25}
+REAL_CLAIMS = Path("docs/results/verifier/real-claims.jsonl")
+
+
+def verdicts(head, items: list[dict], corpus_of, uid_fold: bool = False, settings: dict | None = None,
+             desc: str = "") -> dict[str, str]:
+    """The verify stage's verdict with `head` on each item's saved state (the claim quoted as one fact, as
+    benchmarks.out_of_domain does; `uid_fold`: a dev claim judged by the fold head that never saw it), under the
+    run `settings` given (a progress bar when `desc` names the run)."""
+    from tqdm import tqdm
+
+    from claimhop.entities.ner import extract_entities, unique
+    from claimhop.evaluation.verifier_features import documents_for, saved_state_reader
+    from claimhop.program.verify.stage import ToVerify, Verify
+    from state.context import Context
+
+    stage = Verify(Context.from_any(settings or {}), saved_state_reader(), head)
+    out = {}
+    for item in tqdm(items, desc=desc, unit="claim", disable=not desc):
+        names = unique(extract_entities([item["claim"]], with_spans=True)[0])
+        case = ToVerify(item["claim"], documents_for(corpus_of(item), item["titles"]), names,
+                        planned_facts=[item["claim"]], uid=item["uid"] if uid_fold else None)
+        out[item["uid"]] = stage(case).verdict
+    return out
+
+
+def corpus_getter():
+    """The corpus of an item's folder (the bundled one for an item with none), each loaded once."""
+    from claimhop.evaluation.train_verifier import folder_corpus
+    from claimhop.retrieval.corpus import load_corpus
+
+    corpora: dict[str, object] = {}
+
+    def corpus_of(item: dict):
+        folder = item.get("folder", "")
+        if folder not in corpora:
+            corpora[folder] = folder_corpus(folder) if folder else load_corpus()
+        return corpora[folder]
+
+    return corpus_of
+
+
+def paired_line(name: str, gold: dict[str, str], a: dict[str, str], b: dict[str, str], labels: tuple[str, ...],
+                to_label=lambda v: v) -> dict:
+    """Macro-F1 of both heads and the claims only one gets right."""
+    from benchmarks.out_of_domain import macro_f1
+
+    uids = sorted(gold)
+    right_a = {u: to_label(a[u]) == gold[u] for u in uids}
+    right_b = {u: to_label(b[u]) == gold[u] for u in uids}
+    only_a = sum(right_a[u] and not right_b[u] for u in uids)
+    only_b = sum(right_b[u] and not right_a[u] for u in uids)
+    contradicted = [u for u in uids if gold[u] == "CONTRADICTED"]
+    return {"set": name, "claims": len(uids),
+            "bundled": round(macro_f1([(gold[u], to_label(a[u])) for u in uids], labels), 1),
+            "travel": round(macro_f1([(gold[u], to_label(b[u])) for u in uids], labels), 1),
+            "contradicted_bundled": sum(a[u] == "CONTRADICTED" for u in contradicted),
+            "contradicted_travel": sum(b[u] == "CONTRADICTED" for u in contradicted),
+            "contradicted": len(contradicted),
+            "only_bundled": only_a, "only_travel": only_b, "p": mcnemar_exact(only_b, only_a)}
 
 
 def sample_claims(root: Path) -> list[dict]:

@@ -2,6 +2,8 @@
 peak memory, query latency p50/p95 for dense, BM25 and hybrid, the recall of the approximate index against
 exact search, and bm25s against rank-bm25 in the same run.
 
+Table: docs/retrieval.md's "Retrieval at scale" table.
+
     .venv/bin/python -m benchmarks.retrieval --sizes 24729,250000,1000000
 
 Larger corpora are synthetic, made from the real one: each document's text samples words from the real

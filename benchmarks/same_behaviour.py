@@ -2,6 +2,8 @@
 and after, each run from a frozen worktree with an empty DSPY_CACHEDIR), compared claim by claim: the same 21
 documents, candidates, hops, recall, verdict, fallbacks, model calls and tokens, step by step.
 
+Table: the before/after table of a change that should change no behaviour (e.g. docs/results/house/).
+
     python -m benchmarks.same_behaviour BEFORE.jsonl AFTER.jsonl [--out TABLE.md]
 
 Exit status 1 when any claim differs (the table names the first few)."""

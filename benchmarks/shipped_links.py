@@ -2,6 +2,8 @@
 it is the same on every machine and takes ~40 s to compute on 2 cores; or, with --check, computes it again and says
 whether the shipped file still matches the code that makes it.
 
+Table: none; it makes a shipped data file (the integration test runs --check).
+
     python -m benchmarks.shipped_links [--check]
 """
 

@@ -5,6 +5,9 @@ recorded for it, the claim quoted as one fact. Paired per set and pooled (exact 
 gets right). States are read once and saved (a rerun reads no passage twice); a setting that asks the model for
 more (opposite_check) makes those calls, cached by DSPy.
 
+Table: README's and docs/evaluation.md's real-claims check of `opposite_check`
+(docs/results/out-of-domain/opposite/confirm).
+
     python -m benchmarks.verify_setting --set opposite_check=unnamed --against opposite_check=never \\
         --roles train,sample \\
         --chosen-on healthver:sample,climate-fever:sample --out docs/results/out-of-domain/opposite/confirm
@@ -17,7 +20,7 @@ import json
 from pathlib import Path
 
 from benchmarks.out_of_domain import LABELS, run_settings
-from benchmarks.travel_head import REAL_CLAIMS, corpus_getter, paired_line, verdicts
+from benchmarks.real_claims import REAL_CLAIMS, corpus_getter, paired_line, verdicts
 from claimhop.atomic import write_text
 
 

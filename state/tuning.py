@@ -13,10 +13,10 @@ from state.fields import fill, setting
 
 # Hybrid search's fusion defaults, named once: the Tuning knobs below and claimhop.retrieval.fusion.Fusion start
 # from them.
-FUSION_BM25_WEIGHT = 1.5  # chosen on HotpotQA questions held apart from the dev claims (benchmarks/fusion.py)
-FUSION_DENSE_WEIGHT = 1.0  # chosen on HotpotQA questions held apart from the dev claims (benchmarks/fusion.py)
-FUSION_K = 20  # RRF's k, chosen on HotpotQA questions held apart from the dev claims (benchmarks/fusion.py)
-FUSION_DEPTH = 100  # chosen on HotpotQA questions held apart from the dev claims (benchmarks/fusion.py)
+FUSION_BM25_WEIGHT = 1.5  # chosen on HotpotQA questions held apart from the dev claims (benchmarks/lab/fusion.py)
+FUSION_DENSE_WEIGHT = 1.0  # chosen on HotpotQA questions held apart from the dev claims (benchmarks/lab/fusion.py)
+FUSION_K = 20  # RRF's k, chosen on HotpotQA questions held apart from the dev claims (benchmarks/lab/fusion.py)
+FUSION_DEPTH = 100  # chosen on HotpotQA questions held apart from the dev claims (benchmarks/lab/fusion.py)
 
 # The graph's model steps that have a deterministic fallback (what `model_steps_off` may name).
 MODEL_STEPS = ("plan", "decompose", "early_gap", "bridge", "gap_loop", "claim_split", "verify", "mitigate")
@@ -144,7 +144,7 @@ class Tuning:
     )
     model_steps_off: str = setting(
         "", "Model steps replaced by their deterministic fallback without asking the model, comma-separated (of "
-        f"{', '.join(MODEL_STEPS)}): what `python -m benchmarks.steps` measures each step's worth with."
+        f"{', '.join(MODEL_STEPS)}): what `python -m benchmarks.lab.steps` measures each step's worth with."
     )
     def __init__(self, **given: Any) -> None:
         unknown = sorted(set(given) - set(TUNING_NAMES))

@@ -615,7 +615,7 @@ def cmd_train_verifier(args: argparse.Namespace) -> int:
                          "or --no-dev)")
     if chains and not chains.is_file():
         raise UsageError(f"--chains {chains}: no such file (the default is a claimhop clone's committed file; make "
-                         "one with `python -m benchmarks.chain_sources --make N`, or --no-chains)")
+                         "one with `python -m benchmarks.lab.chain_sources --make N`, or --no-chains)")
     if on_retrieved and not all((on_retrieved / name).is_file() for name in ("claims.jsonl", "eval.jsonl")):
         raise UsageError(f"--retrieved-synthetic {on_retrieved}: needs claims.jsonl and eval.jsonl (the default is a "
                          "claimhop clone's committed folder, see its README), or --no-retrieved-synthetic")
@@ -872,7 +872,7 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--dev-evidence", nargs="+", choices=("gold", "retrieved"), default=["gold", "retrieved"],
                        help="the documents dev claims are read on for training (default: both)")
     train.add_argument("--blocks", type=int, help="read the state after this many transformer blocks (default: as the "
-                       "shipped verifier reads, claimhop.program.verify.reading.NEW_HEAD_BLOCKS; see benchmarks.layer_sweep)")
+                       "shipped verifier reads, claimhop.program.verify.reading.NEW_HEAD_BLOCKS; see benchmarks.lab.layer_sweep)")
     train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.program.verify.reading."
                        "NEW_HEAD_READING; the rules are its READINGS: chain-order-1, chain-order-2)")
     train.add_argument("--budget", type=int, help="characters of passages read per claim (default: as the shipped "

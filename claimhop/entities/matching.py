@@ -36,8 +36,8 @@ def words_within(title: str, normalized_text: str) -> bool:
 
 def names_no_title(titles: list[str], claim_entities: list[str], claim: str = "") -> bool:
     """Whether the claim names none of the documents: no name it uses is one of `titles`, even spelt a little
-    differently, and no title's words are all among its words. A scientific claim names no paper ("ALDH1", "breast
-    cancer" are topics many documents mention); a Wikipedia claim with a longer or misspelt name ("Stig Lennart
+    differently, and no title's words are all among its words. A scientific claim names no paper (a compound
+    and an outcome are topics many documents mention); a Wikipedia claim with a longer or misspelt name ("Stig Lennart
     Blomqvist", "Ran Paul") still names its article."""
     said = normalize_title(claim)
     return not any(names_loosely(entity, title) for title in titles for entity in claim_entities) and not any(

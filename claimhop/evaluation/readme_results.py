@@ -255,7 +255,7 @@ def rows(root: Path) -> list[Row]:
                     "[verification](docs/verification.md#how-well-it-does-all-169-dev-claims-commit-cd9caa0)"),
         speed_row(root, RESULTS / "speed" / "compact-json" / "sample-40" / "new.jsonl",
                   RESULTS / "speed" / "compact-json" / "sample-40" / "pretty-json.jsonl",
-                  "replies as pretty-printed JSON (before), same run", "[speed](docs/speed.md#"
+                  "replies as pretty-printed JSON (before), same run", "[speed](docs/results/speed/log.md#"
                   "compact-json-replies-the-plan-writes-063x-the-tokens-issue-58-item-2-commits-93be198-and-61f3bf1)",
                   "idle 2-core AMD EPYC (AVX2 only), slower than the Xeon of earlier rows"),
     ]

@@ -87,7 +87,7 @@ def synthetic_items(path: Path) -> list[dict]:
 
 def retrieved_synthetic_items(folder: Path = SYNTHETIC_RETRIEVED) -> list[dict]:
     """The synthetic claims of `folder`/claims.jsonl as items on the documents `folder`/eval.jsonl selected for them
-    (evidence like a user's, a false claim's changed name retrieved too; benchmarks.retrieved_synthetic)."""
+    (evidence like a user's, a false claim's changed name retrieved too; benchmarks.lab.retrieved_synthetic)."""
     if not (folder / "claims.jsonl").is_file():
         raise ValueError(f"no synthetic claims on retrieved documents in {folder} (claims.jsonl is missing)")
     claims = [json.loads(line) for line in (folder / "claims.jsonl").read_text(encoding="utf-8").splitlines() if line]

@@ -56,7 +56,7 @@ def tensor_digest(reader, blocks: int | None = None) -> str:
 def write_cut(reader, target: Path, blocks: int, requantize: dict[int, int] | None = None) -> None:
     """Write the GGUF `reader` reads with its first `blocks` transformer blocks only (atomically: a crash leaves no
     file). `requantize` ({GGML type: GGML type}, e.g. Q4_K -> Q4_0) re-quantises the blocks' weights of those types
-    with gguf-py's reference quantisers: a file whose kernels llama.cpp may run faster (benchmarks.quant_files)."""
+    with gguf-py's reference quantisers: a file whose kernels llama.cpp may run faster (benchmarks.lab.quant_files)."""
     import gguf
 
     arch = reader.fields["general.architecture"].contents()

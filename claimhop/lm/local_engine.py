@@ -36,7 +36,7 @@ log = logging.getLogger("claimhop")
 class EngineOptions:
     """How llama.cpp runs the local model. Process-wide (one engine per process), so these come from the
     environment (CLAIMHOP_LLM_<FIELD>), not from a run's settings. Defaults measured by `python -m
-    benchmarks.engine` (docs/speed.md): every core, flash attention and batch sizes as measured best."""
+    benchmarks.lab.engine` (docs/speed.md): every core, flash attention and batch sizes as measured best."""
 
     threads: int = 0  # 0: every core this process may use
     n_batch: int = 2048
@@ -48,7 +48,7 @@ class EngineOptions:
     compact_json: int = 1
     # Prompt-lookup speculative decoding (llama.cpp's ngram-simple): drafts of up to `spec_draft` tokens copied
     # from where the last `spec_ngram` tokens occurred before in the prompt or reply, verified in one batch.
-    # Off: measured by `python -m benchmarks.speculative`, the plan got no faster (11.9 -> 10.8-11.9 tokens/s)
+    # Off: measured by `python -m benchmarks.lab.speculative`, the plan got no faster (11.9 -> 10.8-11.9 tokens/s)
     # and 3-4 of 10 replies changed (docs/speed.md).
     spec_draft: int = 0  # 0: off
     spec_ngram: int = 3

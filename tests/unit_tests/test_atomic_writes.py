@@ -17,8 +17,8 @@ NOT_WHOLE_FILES = {
     ("claimhop/atomic.py", "atomic_path"), ("claimhop/atomic.py", "atomic_dir"), ("claimhop/atomic.py", "write_text"),
     ("claimhop/evaluation/runner.py", "append_row"),  # append-only results: one fsynced line per row; a torn last line is repaired first
     ("benchmarks/load.py", "on_row"),  # the same, for the load benchmark's rows
-    ("benchmarks/throughput.py", "start_server"),  # the model server's log stream, in the run's temporary folder
-    ("benchmarks/throughput.py", "run_workers"),  # the workers' log streams, in the run's temporary folder
+    ("benchmarks/lab/throughput.py", "start_server"),  # the model server's log stream, in the run's temporary folder
+    ("benchmarks/lab/throughput.py", "run_workers"),  # the workers' log streams, in the run's temporary folder
     ("benchmarks/launch.py", "dev_server"),  # the test server's log stream
     ("benchmarks/launch.py", "server_folder"),  # a test server's config, in its own new temporary folder
     ("claimhop/retrieval/entity_graph.py", "_write_tables"),  # scratch CSVs in a temporary folder, deleted after loading

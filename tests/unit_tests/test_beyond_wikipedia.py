@@ -19,33 +19,34 @@ from claimhop.program.verify.facts import facts_from_split, part_of
 from claimhop.program.verify.reading import passages_read, reading_rule
 from tests.unit_tests.test_passage_verifier import FakeEngine, no_dspy_model, tiny_head
 
-CLAIM = "ALDH1 expression is associated with better breast cancer outcomes."
-# A small collection written for this test, in the shape of research abstracts (the claim names no paper).
-MARKER = ("Stem cells of the normal and malignant breast were identified by an assay of aldehyde dehydrogenase "
-          "activity. Cells with high activity formed mammospheres and reconstituted the mammary tree in mice. "
-          "In a series of 577 breast carcinomas, expression of ALDH1 detected by immunostaining correlated with "
-          "poor prognosis. These findings offer a tool to study normal and malignant breast stem cells.")
-DIET = ("A cohort of 1,200 women was followed for ten years to study dietary fat. Intake of saturated fat was not "
-        "associated with breast cancer incidence after adjustment for body mass index.")
-SCREEN = ("Mammography screening of women aged 50 to 69 reduced breast cancer mortality by 20 percent in a "
-          "randomised trial of 40,000 women.")
-ABSTRACTS = [{"title": "ALDH1 is a marker of normal and malignant human mammary stem cells", "text": MARKER},
-             {"title": "Dietary fat and breast cancer incidence", "text": DIET},
-             {"title": "Screening mammography trial", "text": SCREEN}]
+CLAIM = "Quorvalide intake is associated with better sleep in night-shift workers."
+# A small invented collection written for this test, in the shape of research abstracts (the claim names no paper):
+# quorvalide is a made-up supplement and every finding below is made up.
+STUDY = ("Quorvalide is an extract of a mountain herb sold as an evening supplement. Volunteers who took it "
+         "reported falling asleep sooner during the first week. Among 640 night-shift workers followed for a year, "
+         "quorvalide intake recorded in sleep diaries correlated with poor sleep quality. These findings question "
+         "the use of the supplement in shift work.")
+COFFEE = ("A cohort of 900 nurses was followed for two years to study caffeine. Evening coffee was not associated "
+          "with sleep duration after adjustment for age.")
+LIGHT = ("Bright light therapy for shift workers reduced daytime fatigue by 20 percent in a randomised trial of "
+         "3,000 workers.")
+ABSTRACTS = [{"title": "A year-long diary study of an evening supplement among hospital staff", "text": STUDY},
+             {"title": "Caffeine and sleep in nurses", "text": COFFEE},
+             {"title": "Light therapy trial", "text": LIGHT}]
 
 
 def test_a_sentence_pointing_the_other_way_is_seen_as_the_opposite():
     assert directions(CLAIM) == {2: 1}
-    assert opposite(CLAIM, "Expression of ALDH1 correlated with poor prognosis.")
-    assert not opposite(CLAIM, "Expression of ALDH1 correlated with better survival.")
+    assert opposite(CLAIM, "Quorvalide intake correlated with poor sleep quality.")
+    assert not opposite(CLAIM, "Quorvalide intake correlated with better sleep quality.")
     assert opposite("X improves survival.", "X did not improve survival.")  # a negation reverses its verb
     assert turned("Vitamin D supplementation increased bone density.") == "Vitamin D supplementation decreased bone density."
     assert turned("Smoking does not increase risk.") is None  # a negated claim is not turned
 
 
 def test_the_refuting_sentence_is_shown_as_the_opposite_and_the_claim_is_contradicted(monkeypatch):
-    """The issue's example: the head, trained on Wikipedia names, says SUPPORTED; the answer quoted the refuting
-    sentence as "stated in". Now the verdict is CONTRADICTED and the quote is shown as what it is."""
+    """The head, trained on Wikipedia names, says SUPPORTED; the refuting sentence must not be quoted as "stated
+    in": the verdict is CONTRADICTED and the quote is shown as what it is."""
     from claimhop.program.verify.stage import ToVerify, Verify
     from state.context import Context
 
@@ -55,14 +56,14 @@ def test_the_refuting_sentence_is_shown_as_the_opposite_and_the_claim_is_contrad
     monkeypatch.setattr(verify, "local_engine", lambda: engine)
     monkeypatch.setattr(verify, "load_head", lambda *path: tiny_head())
     ctx = Context.from_any({"verifier": "passages"})
-    out = Verify(ctx)(ToVerify(claim=CLAIM, selected=ABSTRACTS, claim_entities=["ALDH1"],
-                               planned_facts=[CLAIM, "ALDH1 is an enzyme involved in metabolism."]))
+    out = Verify(ctx)(ToVerify(claim=CLAIM, selected=ABSTRACTS, claim_entities=["Quorvalide"],
+                               planned_facts=[CLAIM, "Quorvalide is a plant extract sold in pharmacies."]))
     assert out.verdict == "CONTRADICTED" and out.probabilities["opposite_quote"] == 1.0
     assert "says the opposite" in out.reason
     lines = fact_lines(out.facts, out.evidence)
     assert len(lines) == 1  # the plan's added fact is not part of the claim, so it is not quoted as if it were
     assert "stated in" not in lines[0]
-    assert "the collection says the opposite:" in lines[0] and "correlated with poor prognosis" in lines[0]
+    assert "the collection says the opposite:" in lines[0] and "correlated with poor sleep quality" in lines[0]
 
 
 def test_a_supported_claim_quotes_only_sentences_that_state_its_fact(monkeypatch):
@@ -73,41 +74,41 @@ def test_a_supported_claim_quotes_only_sentences_that_state_its_fact(monkeypatch
     no_dspy_model(monkeypatch)
     monkeypatch.setattr(verify, "local_engine", lambda: FakeEngine(np.array([3.0, 1.0, 0.0, 0.0])))
     monkeypatch.setattr(verify, "load_head", lambda *path: tiny_head())
-    claim = "Mammography screening reduced breast cancer mortality by 20 percent."
+    claim = "Bright light therapy reduced daytime fatigue by 20 percent."
     out = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(
-        claim=claim, selected=ABSTRACTS, claim_entities=[], planned_facts=[claim, "Screening is common in Europe."]))
+        claim=claim, selected=ABSTRACTS, claim_entities=[], planned_facts=[claim, "Sunshine is common in southern Europe."]))
     assert out.verdict == "SUPPORTED"
     lines = fact_lines(out.facts, out.evidence)
-    assert len(lines) == 1 and lines[0].startswith(f'1. "{claim}": stated in Screening mammography trial:')
+    assert len(lines) == 1 and lines[0].startswith(f'1. "{claim}": stated in Light therapy trial:')
 
 
 def test_the_plans_facts_are_parts_of_the_claim():
-    assert not part_of("ALDH1 is an enzyme involved in metabolism.", CLAIM)
-    assert part_of("ALDH1 expression is associated with better outcomes in breast cancer.", CLAIM)
-    facts = facts_from_split(["ALDH1 is an enzyme involved in metabolism."], CLAIM, ["ALDH1"])
+    assert not part_of("Quorvalide is a plant extract sold in pharmacies.", CLAIM)
+    assert part_of("Quorvalide intake is associated with better sleep among night-shift workers.", CLAIM)
+    facts = facts_from_split(["Quorvalide is a plant extract sold in pharmacies."], CLAIM, ["Quorvalide"])
     assert [f["text"] for f in facts] == [CLAIM]  # nothing left: the claim itself is the fact
 
 
 def test_a_claim_naming_no_document_reads_more_documents_by_its_words():
     rule = reading_rule("chain-order-1-relevant", 21, 3000)
     long = {"title": "Long abstract", "text": " ".join(f"Background sentence {i} about methods and cohorts." for i in
-                                                        range(30)) + " ALDH1 expression correlated with poor prognosis."}
+                                                        range(30)) + " Quorvalide intake correlated with poor sleep quality."}
     read = passages_read([long, *ABSTRACTS], CLAIM, rule)
-    assert "correlated with poor prognosis" in read[0]["text"]  # the claim's words, not the lead alone
+    assert "correlated with poor sleep quality" in read[0]["text"]  # the claim's words, not the lead alone
     assert len(read[0]["text"]) <= rule.unnamed_cap
     old = passages_read([long, *ABSTRACTS], CLAIM, reading_rule("chain-order-1", 21, 3000))
-    assert "correlated with poor prognosis" not in old[0]["text"]
+    assert "correlated with poor sleep quality" not in old[0]["text"]
     assert rule.version() != reading_rule("chain-order-1", 21, 3000).version()  # a head knows which it read
 
 
 def test_a_collection_gives_supported_contradicted_and_unsettled_claims_from_its_own_sentences():
-    assert finding("In conclusion, we found that annual screening reduced breast cancer mortality by 20 percent "
-                   "in older women.") == "Annual screening reduced breast cancer mortality by 20 percent in older women."
-    assert finding("Screening works.") is None  # too short to be a finding
-    assert finding("What is the role of ALDH1 in breast cancer?") is None
-    assert contradicting("Screening reduced mortality by 20 percent in women.")[1] == "turned"
-    assert contradicting("Intake of fat is associated with breast cancer incidence in women.") == (
-        "Intake of fat is not associated with breast cancer incidence in women.", "negated")
+    assert finding("In conclusion, we found that evening light therapy reduced daytime fatigue by 20 percent "
+                   "in older workers.") == "Evening light therapy reduced daytime fatigue by 20 percent in older workers."
+    assert finding("Light works.") is None  # too short to be a finding
+    assert finding("What is the role of quorvalide in shift work?") is None
+    assert contradicting("Light therapy reduced fatigue by 20 percent in workers.")[1] == "turned"
+    assert contradicting("Intake of caffeine is associated with sleep loss in hospital nurses.") == (
+        "Intake of caffeine is not associated with sleep loss in hospital nurses.", "negated")
     titles = [d["title"] for d in ABSTRACTS] + [f"Other {i}" for i in range(4)]
     texts = [d["text"] for d in ABSTRACTS] + [f"Unrelated note number {i} on hospital staffing." for i in range(4)]
 
@@ -145,12 +146,12 @@ def test_a_claim_whose_opposite_reads_better_is_contradicted_and_one_whose_oppos
     from state.context import Context
 
     verify = importlib.import_module("claimhop.program.verify.stage")
-    refuted = "ALDH1 is found in no mammary stem cell."
-    unsettled = "ALDH1 expression is associated with taller patients."
-    opposites = {refuted: "ALDH1 is found in mammary stem cells.",
-                 unsettled: "ALDH1 expression is associated with shorter patients."}
+    refuted = "Quorvalide is sold in no pharmacy."
+    unsettled = "Quorvalide intake is associated with taller workers."
+    opposites = {refuted: "Quorvalide is sold in pharmacies.",
+                 unsettled: "Quorvalide intake is associated with shorter workers."}
     low, lower, high = np.array([-2.0, 1.0, 0, 0]), np.array([-3.0, 1.0, 0, 0]), np.array([3.0, 1.0, 0, 0])
-    named = "The Screening mammography trial found ALDH1 in no mammary stem cell."  # names its document
+    named = "The Light therapy trial gave quorvalide to no worker."  # names its document
     engine = ClaimReadingEngine({refuted: low, opposites[refuted]: high, unsettled: low, opposites[unsettled]: lower,
                                  named: low})
     asked: list[str] = []
@@ -166,14 +167,14 @@ def test_a_claim_whose_opposite_reads_better_is_contradicted_and_one_whose_oppos
     for claim in (refuted, unsettled):
         asked.append(claim)
         results[claim] = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(  # the default: unnamed
-            claim=claim, selected=ABSTRACTS, claim_entities=["ALDH1"], planned_facts=[claim]))
+            claim=claim, selected=ABSTRACTS, claim_entities=["Quorvalide"], planned_facts=[claim]))
     assert results[refuted].verdict == "CONTRADICTED" and "opposite better than the claim" in results[refuted].reason
     assert results[unsettled].verdict == "INSUFFICIENT_INFO" and "neither the claim nor its opposite" in results[
         unsettled].reason
     assert results[refuted].calls == 3 and len(engine.messages) == 4  # the pass, the opposite written and read
     never = Verify(Context.from_any({"verifier": "passages", "opposite_check": "never"}))(ToVerify(
-        claim=unsettled, selected=ABSTRACTS, claim_entities=["ALDH1"], planned_facts=[unsettled]))
+        claim=unsettled, selected=ABSTRACTS, claim_entities=["Quorvalide"], planned_facts=[unsettled]))
     assert never.verdict == "CONTRADICTED" and never.calls == 1  # the head's kind alone, as before
     by_name = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(  # a Wikipedia-like claim: not read again
-        claim=named, selected=ABSTRACTS, claim_entities=["Screening mammography trial", "ALDH1"], planned_facts=[named]))
+        claim=named, selected=ABSTRACTS, claim_entities=["Light therapy trial", "Quorvalide"], planned_facts=[named]))
     assert by_name.verdict == "CONTRADICTED" and by_name.calls == 1

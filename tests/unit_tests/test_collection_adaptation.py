@@ -1,11 +1,11 @@
-"""Thresholds fitted to a collection's made claims (benchmarks.collection_adaptation): the grid finds the cut that
+"""Thresholds fitted to a collection's made claims (benchmarks.lab.collection_adaptation): the grid finds the cut that
 separates the made claims, and the head copy decides at those thresholds with the bundled head's weights."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.collection_adaptation import fitted_thresholds, thresholds_head
+from benchmarks.lab.collection_adaptation import fitted_thresholds, thresholds_head
 from claimhop.program.verify.head import HEAD_FILE, decide, load_head
 
 

@@ -1,13 +1,15 @@
 """The house rules a contributor can break without noticing: imports form layers (no loop between files or
 packages, no package importing one above it: `state` at the bottom, the console commands at the top, the only
 thing above the graph), `nodes/` holds only the graph's node functions, and every DSPy signature lives in the one
-program module. Imports inside functions count too."""
+program module. Imports inside functions count too. README and each docs page stay under 200 lines, and every
+relative link of the docs resolves to a file and heading."""
 
 from __future__ import annotations
 
 import ast
 import graphlib
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -290,3 +292,41 @@ def test_a_verdict_is_assembled_only_in_the_verify_stage():
             if isinstance(node, ast.ImportFrom) and node.module in stage:
                 outside += [f"{path.relative_to(ROOT)}: {a.name}" for a in node.names if a.name in VERDICT_PARTS]
     assert not outside, f"a verdict assembled outside the stage: {outside}"
+
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]  # what a user reads; logs live under docs/results
+PAGE_LINES = 200
+LINK = re.compile(r"\]\(([^)\s]+)\)|^\[[^\]]+\]:\s*(\S+)", re.MULTILINE)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_a_user_page_stays_short(page):
+    lines = len(page.read_text(encoding="utf-8").splitlines())
+    assert lines < PAGE_LINES, f"{page.name}: {lines} lines; move experiment logs beside their rows in docs/results/"
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub makes of a page's headings (outside code), and its explicit <a id>s."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
+    found, seen = set(), {}
+    for heading in re.findall(r"^#{1,6}\s+(.*)$", text, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").strip().lower()).replace(" ", "-")
+        found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return found | set(re.findall(r'<a id="([^"]+)"', text))
+
+
+def test_every_relative_link_of_the_docs_resolves():
+    pages = [*PAGES, *sorted((ROOT / "docs" / "results").rglob("*.md")), ROOT / "benchmarks" / "lab" / "README.md"]
+    broken = []
+    for page in pages:
+        text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
+        for match in LINK.finditer(text):
+            target = match.group(1) or match.group(2)
+            if re.match(r"[a-z]+:", target) or target.startswith("<"):
+                continue
+            path, _, anchor = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            if not dest.exists() or (anchor and dest.suffix == ".md" and anchor not in anchors(dest)):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not broken, "\n".join(broken)

@@ -4,6 +4,7 @@ never on the real one."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import astuple
@@ -108,3 +109,56 @@ def test_outside_a_checkout_the_command_says_so(tmp_path, monkeypatch, capsys):
                                           (3.73e-9, "4e-9"), (8.88e-16, "9e-16"), (0.00117, "1e-3")])
 def test_p_values_print_as_the_table_prints_them(p, shown):
     assert readme_results.p_value(p) == shown
+
+
+ROWS_READ = ("recall-20/dev-169.jsonl", "recall-20/dev-169-previous.jsonl", "recall-20/hotpotqa-200.jsonl",
+             "recall-20/hotpotqa-200-previous.jsonl", "verifier/dev-169.jsonl",
+             "speed/compact-json/sample-40/new.jsonl", "speed/compact-json/sample-40/pretty-json.jsonl")
+
+
+@pytest.fixture
+def checkout_copy(tmp_path) -> Path:
+    """README and the committed rows its table is computed from, copied into a checkout of their own."""
+    shutil.copyfile(README, tmp_path / "README.md")
+    for name in ROWS_READ:
+        target = tmp_path / readme_results.RESULTS / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / readme_results.RESULTS / name, target)
+    return tmp_path
+
+
+def _changed_row(path: Path, system: str, change) -> None:
+    """`change` applied to the first row of `system` it changes (returns True), the file rewritten."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        row = json.loads(line) if line.strip() else None
+        if row and row.get("system") == system and change(row):
+            lines[i] = json.dumps(row)
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            return
+    raise AssertionError(f"no {system} row to change in {path}")
+
+
+def _missed(row: dict) -> bool:
+    if row.get("recall@21") != 1.0:
+        return False
+    row["recall@21"] = 0.0
+    row["titles"] = [t for t in row["titles"] if t not in row["gold"]]
+    return True
+
+
+def _wrong(row: dict) -> bool:
+    row["verdict"] = "SUPPORTED" if row["verdict"] != "SUPPORTED" else "INSUFFICIENT_INFO"
+    return True
+
+
+@pytest.mark.parametrize(("rows_file", "system", "change", "measure"), [
+    ("recall-20/dev-169.jsonl", "claimhop", _missed, "recall@21 (every gold title among the 21)"),
+    ("verifier/dev-169.jsonl", "passages@retrieved", _wrong, "verdict macro-F1 per verifier"),
+])
+def test_check_fails_when_a_committed_row_changes(checkout_copy, capsys, rows_file, system, change, measure):
+    root = ["--root", str(checkout_copy), "--readme", str(checkout_copy / "README.md")]
+    assert main(["results-table", "--check", *root]) == 0  # the copy agrees before the change
+    _changed_row(checkout_copy / readme_results.RESULTS / rows_file, system, change)
+    assert main(["results-table", "--check", *root]) == 1
+    assert measure in capsys.readouterr().err

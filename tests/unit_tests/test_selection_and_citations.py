@@ -138,24 +138,25 @@ def test_bridge_choice_interleaves_lm_picks_with_the_ranking():
 
 
 def test_a_claim_that_names_no_document_keeps_its_own_searchs_order():
-    # "ALDH1" and "breast cancer" are topics every abstract here mentions, not titles: the counts of mentions put the
-    # abstract that says the least first; one search of the claim's words ranked the evidence first
+    # "Quorvalide" and "shift work" (an invented supplement) are topics every abstract here mentions, not titles: the
+    # counts of mentions put the abstract that says the least first; one search of the claim's words ranked the
+    # evidence first
+    review, diary = "Review of quorvalide in shift work", "Quorvalide and sleep in 640 night-shift workers"
     candidates = {
-        "Review of ALDH1 in cancers": cand("Review of ALDH1 in cancers", "ALDH1, breast cancer, ALDH1, breast cancer.", 0.02),
-        "ALDH1 and outcome in 577 breast carcinomas": cand(
-            "ALDH1 and outcome in 577 breast carcinomas", "ALDH1 expression correlated with poor prognosis.", 0.03),
+        review: cand(review, "Quorvalide, shift work, quorvalide, shift work.", 0.02),
+        diary: cand(diary, "Quorvalide intake correlated with poor sleep quality.", 0.03),
     }
-    ranking = [candidates["ALDH1 and outcome in 577 breast carcinomas"], candidates["Review of ALDH1 in cancers"]]
-    names = ["ALDH1", "breast cancer"]
+    ranking = [candidates[diary], candidates[review]]
+    names = ["Quorvalide", "shift work"]
     by_score = select_from(candidates, names, [], ranking, Context(unnamed_order="score"))
     by_claim = select_from(candidates, names, [], ranking, Context())
-    assert by_score[0]["title"] == "Review of ALDH1 in cancers"
+    assert by_score[0]["title"] == review
     assert [d["title"] for d in by_claim] == [c["title"] for c in ranking] and [d["rank"] for d in by_claim] == [1, 2]
     # a claim that names a document, as a name NER found or in its words, keeps the selection's order
-    named = select_from(candidates, ["Review of ALDH1 in cancers"], [], ranking, Context())
-    assert named[0]["title"] == "Review of ALDH1 in cancers"
-    worded = select_from(candidates, names, [], ranking, Context(), claim="The Review of ALDH1 in cancers is wrong.")
-    assert worded[0]["title"] == "Review of ALDH1 in cancers"
+    named = select_from(candidates, [review], [], ranking, Context())
+    assert named[0]["title"] == review
+    worded = select_from(candidates, names, [], ranking, Context(), claim=f"The {review} is wrong.")
+    assert worded[0]["title"] == review
 
 
 def test_a_wikipedia_claim_with_a_longer_or_misspelt_name_still_names_its_article():
@@ -172,6 +173,6 @@ def test_a_wikipedia_claim_with_a_longer_or_misspelt_name_still_names_its_articl
     assert not names_nothing(pool("Rand Paul presidential campaign, 2016", "Galt House"), ["Ran Paul"], paul)
     assert not names_nothing(pool("Yellowcraigs", "Tantallon Castle"), ["Yellowcraig"], "North of Yellowcraig.")
     # a scientific claim's topic words are not a title: it still names nothing
-    aldh1 = "ALDH1 expression is associated with better breast cancer outcomes."
-    assert names_nothing(pool("ALDH1 is a marker of normal and malignant human mammary stem cells",
-                              "Breast cancer screening in the United Kingdom"), ["ALDH1"], aldh1)
+    supplement = "Quorvalide intake is associated with better sleep in night-shift workers."
+    assert names_nothing(pool("A year-long diary study of an evening supplement among hospital staff",
+                              "Sleep of shift workers in the United Kingdom"), ["Quorvalide"], supplement)

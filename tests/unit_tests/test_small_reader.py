@@ -1,4 +1,4 @@
-"""benchmarks.small_reader's pure parts, on tiny fake arrays (no model): which items are read, the figures and the
+"""benchmarks.lab.small_reader's pure parts, on tiny fake arrays (no model): which items are read, the figures and the
 paired comparison, the issue's rule for shipping the 0.5B reader, what the GGUF's metadata is made to say, and the
 report table."""
 
@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from benchmarks import small_reader as sr
+from benchmarks.lab import small_reader as sr
 from claimhop.evaluation.train_verifier import C_GRID
 
 

@@ -140,7 +140,7 @@ def test_the_evaluation_runs_claimhop_only_as_its_caller_hands_it_in():
 
 
 def test_the_benchmark_sample_is_stratified_by_hops_and_seeded():
-    from benchmarks.runs import SAMPLE, stratified_sample
+    from benchmarks.speed import SAMPLE, stratified_sample
 
     sample = stratified_sample(40, 0)
     assert len(sample) == 40
@@ -228,7 +228,7 @@ def test_the_local_models_prompt_leaves_out_the_structure_its_grammar_enforces()
 def test_the_terse_plans_made_up_examples_are_one_fixed_prefix_before_every_claim():
     """plan_examples=terse shows two worked examples of short facts before the claim: the same messages for every
     claim (so llama.cpp's prompt cache keeps them), none of them a claim of the dev set or the HotpotQA sample."""
-    from benchmarks.hotpotqa import SAMPLE
+    from benchmarks.lab.hotpotqa import SAMPLE
     from claimhop.evaluation.data import DEV_CLAIMS, load_claims
     from claimhop.lm.adapter import adapter_for
     from claimhop.program.plan.stage import TERSE_EXAMPLES, Plan

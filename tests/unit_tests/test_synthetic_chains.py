@@ -1,11 +1,11 @@
 """Three-document synthetic claims (claimhop.evaluation.synthetic_chains): which questions pair up and how two
-claims join; and the held-out scoring that chooses the head's training source (benchmarks.chain_sources)."""
+claims join; and the held-out scoring that chooses the head's training source (benchmarks.lab.chain_sources)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.chain_sources import SHIPPED, choose
+from benchmarks.lab.chain_sources import SHIPPED, choose
 from claimhop.evaluation.synthetic import without
 from claimhop.evaluation.synthetic_chains import joined, question_pairs
 from claimhop.evaluation.train_verifier import fold_of

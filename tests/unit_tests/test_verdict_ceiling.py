@@ -1,4 +1,4 @@
-"""The upper bound on recorded verdict signals (benchmarks.verdict_ceiling): it finds the cut-offs that separate
+"""The upper bound on recorded verdict signals (benchmarks.lab.verdict_ceiling): it finds the cut-offs that separate
 claims the stage's rule can separate, decides as the stage does, and its left-out head never sees the claim it
 judges."""
 
@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from benchmarks.verdict_ceiling import ceiling_lines, left_out_head, signals, stage_rule
+from benchmarks.lab.verdict_ceiling import ceiling_lines, left_out_head, signals, stage_rule
 
 
 def row(label: str, supported: float | None, kind: float = 0.5, opposite: float | None = None,
@@ -61,7 +61,7 @@ def test_the_left_out_head_judges_each_claim_by_a_fit_on_the_others():
 
 
 def test_the_command_names_a_set_with_no_rows(tmp_path, monkeypatch, capsys):
-    from benchmarks import verdict_ceiling
+    from benchmarks.lab import verdict_ceiling
 
     (tmp_path / "papers").mkdir()
     (tmp_path / "papers" / "verdicts.jsonl").write_text("\n".join(json.dumps(r) for r in separable_rows()) + "\n")

@@ -7,7 +7,7 @@ The names are the claim's entities (NER and capitalised spans) without nationali
 (rapidfuzz, at least MENTIONED, accents folded) finds it in a document's title and text, so misspelt names
 ("Lousiville", "Fantiastic Voyage", "Batthyany") still count as covered. Measured offline on the 21 documents
 selected for each of the 169 dev claims at 3750aa0 (docs/results/dev-169-selection, `python -m
-benchmarks.nothing_to_go_on`): the rule fires on none of
+benchmarks.lab.nothing_to_go_on`): the rule fires on none of
 them; requiring every name to be mentioned exactly would flag 30."""
 
 from __future__ import annotations

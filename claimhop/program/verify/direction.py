@@ -1,5 +1,5 @@
-"""Which way a statement points: "ALDH1 is associated with better outcomes" and "ALDH1 correlated with poor
-prognosis" name the same thing and point opposite ways. Scientific and health claims are false by direction
+"""Which way a statement points: "X is associated with better sleep" and "X correlated with poor sleep" name
+the same thing and point opposite ways. Scientific and health claims are false by direction
 (more/less, better/worse, increases/reduces, associated/not associated) far more often than by a swapped name, so
 one small table of opposites serves three places: a quote shown as stating a fact must not point the other way
 (claimhop.program.verify.quotes), and a collection's synthetic contradicted claims are made by turning a stated

@@ -93,8 +93,8 @@ NEW_WORDS_SHARE = 0.5  # a fact more than half of whose words the claim never us
 
 def part_of(fact: str, claim: str) -> bool:
     """Whether a fact is a part of the claim: at most half of its content words are absent from the claim. A
-    small plan sometimes adds what it knows ("ALDH1 is an enzyme involved in metabolism." for "ALDH1 expression
-    is associated with better breast cancer outcomes."): quoted as if the claim said it, such a fact misleads."""
+    small plan sometimes adds what it knows ("X is a plant extract." for "X intake is associated with better
+    sleep."): quoted as if the claim said it, such a fact misleads."""
     words = stems(fact)
     return not words or len(words - stems(claim)) <= NEW_WORDS_SHARE * len(words)
 

@@ -52,7 +52,7 @@ def quotes_for(facts: list[str], passages: list[dict]) -> list[list[dict]]:
     ("Currie was the lead vocalist of the Runaways" + "Cherie Ann Currie ... is an American musician"). The second
     must come from the first's article or from an article the first names. Each quote also says whether it
     `states` the fact (enough of its words, the same direction) or, with enough of its words, points the
-    `opposite` way ("correlated with poor prognosis" for "associated with better outcomes"), so the answer never
+    `opposite` way ("correlated with poor sleep" for "associated with better sleep"), so the answer never
     shows a refuting sentence as support."""
     pool = candidate_sentences(passages)
     if not pool or not facts:

@@ -68,7 +68,7 @@ class ReadingRule:
 READINGS = {
     # Whole passages up to 1,000 characters, those the claim names first, then those their texts name.
     "chain-order-1": ReadingRule("chain-order-1"),
-    # Chosen on HotpotQA by `python -m benchmarks.reading_coverage --grid` (docs/results/verifier/
+    # Chosen on HotpotQA by `python -m benchmarks.lab.reading_coverage --grid` (docs/results/verifier/
     # reading-coverage-grid.md): chain passages cut at 600, the rest to their 300-character lead, names matched
     # without accents or possessives, one document per named base title. Every gold passage and the answer are read
     # for 0.911 of HotpotQA questions at 2,400 characters (0.812 with chain-order-1).
@@ -80,12 +80,12 @@ READINGS = {
 # What a new head is trained to read when `claimhop train-verifier` is told nothing else (NEW_HEAD_*); a run never
 # reads these: it reads as its head was trained.
 NEW_HEAD_READING = "chain-order-1"
-# The default layer for training: chosen by `python -m benchmarks.layer_sweep` on synthetic claims made from HotpotQA
+# The default layer for training: chosen by `python -m benchmarks.lab.layer_sweep` on synthetic claims made from HotpotQA
 # questions (docs/verification.md).
 NEW_HEAD_BLOCKS = 21
 # The default budget for training: 3,000 characters, chosen by a rule written before the read (commit 7ac72ac) on
 # HotpotQA selections (every gold passage read for 0.84 of questions, 0.77 at 2,400) and synthetic claims; one
-# pass costs 1.24x (benchmarks.budget_cost).
+# pass costs 1.24x (benchmarks.lab.budget_cost).
 NEW_HEAD_BUDGET = 3000
 
 

@@ -190,7 +190,7 @@ def judged(probs: dict[str, float], quotes: list[list[dict]], threshold: float
 def said_opposite(quotes: list[list[dict]]) -> bool:
     """Whether a passage read says the opposite of a fact: a quote with enough of the fact's words that points
     the other way (claimhop.program.verify.direction). Then the claim is CONTRADICTED whatever the head says: a
-    head trained on names swapped in Wikipedia claims misses "poor prognosis" against "better outcomes"."""
+    head trained on names swapped in Wikipedia claims misses "poor sleep" against "better sleep"."""
     return any(quote["opposite"] for fact_quotes in quotes for quote in fact_quotes)
 
 
