@@ -11,6 +11,10 @@ Table: none; it keeps the states README's verdict row and docs/verification.md's
     python -m benchmarks.feature_archive save --reading chain-order-2@21
     python -m benchmarks.feature_archive load --reading chain-order-2@21
     python -m benchmarks.feature_archive load --reading chain-order-1@21 --into chain-order-1@21:3000
+    python -m benchmarks.feature_archive save --reading chain-order-1@21:3000 --part ood-samples
+
+`--part NAME` saves only the states no other archive of the reading holds (nor benchmarks.read_pairs' packed
+pairs) as READING-NAME.npz; `load` unpacks the reading's archive and every part.
 """
 
 from __future__ import annotations
@@ -40,16 +44,37 @@ def parse_reading(text: str) -> ReadingRule:
     return reading_rule(name, int(blocks) if blocks else MODEL_BLOCKS, int(budget) if budget else RULE_BUDGET)
 
 
-def archive_path(folder: Path) -> Path:
-    return ARCHIVE_DIR / f"{folder.name}.npz"
+def archive_path(folder: Path, part: str = "") -> Path:
+    return ARCHIVE_DIR / f"{folder.name}{'-' + part if part else ''}.npz"
 
 
-def save(folder: Path) -> int:
-    """Every state in `folder`, float32 as read, in one compressed file (written atomically)."""
-    states = {path.stem: np.load(path) for path in sorted(folder.glob("*.npy"))}
+def archived_keys(folder: Path) -> set[str]:
+    """The prompts whose states some archive of this reading (or a packed pair) already holds."""
+    import json
+
+    keys: set[str] = set()
+    for path in archives(folder):
+        with np.load(path) as archive:
+            keys |= set(archive.files)
+    for manifest in Path("docs/results/verifier/pairs").glob(f"{folder.name}-*/pairs.jsonl"):
+        keys |= {json.loads(line)["key"] for line in manifest.read_text(encoding="utf-8").splitlines() if line}
+    return keys
+
+
+def archives(folder: Path) -> list[Path]:
+    """The reading's archive and its parts."""
+    return sorted(p for p in ARCHIVE_DIR.glob(f"{folder.name}*.npz")
+                  if p.stem == folder.name or p.stem.startswith(folder.name + "-"))
+
+
+def save(folder: Path, part: str = "") -> int:
+    """Every state in `folder` (with `part`: those no archive holds yet), float32 as read, in one compressed file
+    (written atomically)."""
+    skip = archived_keys(folder) if part else set()
+    states = {path.stem: np.load(path) for path in sorted(folder.glob("*.npy")) if path.stem not in skip}
     if not states:
-        raise SystemExit(f"no states in {folder}: read them first (`claimhop train-verifier`)")
-    target = archive_path(folder)
+        raise SystemExit(f"no states to save in {folder}: read them first (`claimhop train-verifier`)")
+    target = archive_path(folder, part)
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(target, suffix=".npz") as tmp:
         np.savez_compressed(tmp, **states)
@@ -59,18 +84,19 @@ def save(folder: Path) -> int:
 def load(folder: Path, target: Path | None = None) -> int:
     """The archived states of `folder`'s reading not yet in `target` (default: that folder), each written on its own
     (a crash leaves whole files)."""
-    source = archive_path(folder)
-    if not source.is_file():
-        raise SystemExit(f"no archive {source} for this reading and model")
+    sources = archives(folder)
+    if not sources:
+        raise SystemExit(f"no archive {archive_path(folder)} for this reading and model")
     target = target or folder
     target.mkdir(parents=True, exist_ok=True)
     added = 0
-    with np.load(source) as archive:
-        for key in archive.files:
-            path = target / f"{key}.npy"
-            if not path.is_file():
-                save_atomic(path, archive[key])
-                added += 1
+    for source in sources:
+        with np.load(source) as archive:
+            for key in archive.files:
+                path = target / f"{key}.npy"
+                if not path.is_file():
+                    save_atomic(path, archive[key])
+                    added += 1
     return added
 
 
@@ -80,11 +106,12 @@ def main() -> None:
     parser.add_argument("--reading", default="chain-order-1@28",
                         help="NAME@BLOCKS[:BUDGET], as benchmarks.lab.head_sources takes")
     parser.add_argument("--into", help="load: into this reading's folder instead (read after the same blocks)")
+    parser.add_argument("--part", default="", help="save: only the states no archive holds yet, as READING-PART")
     args = parser.parse_args()
     rule = parse_reading(args.reading)
     folder = features_dir(rule)
     if args.action == "save":
-        print(f"{save(folder)} states from {folder} -> {archive_path(folder)}")
+        print(f"{save(folder, args.part)} states from {folder} -> {archive_path(folder, args.part)}")
         return
     target = folder
     if args.into:
@@ -93,7 +120,7 @@ def main() -> None:
             raise SystemExit(f"--into {args.into}: read after {into.blocks} blocks, the archive after {rule.blocks}: "
                              "a state is the same only at the same layer")
         target = features_dir(into)
-    print(f"{load(folder, target)} states from {archive_path(folder)} -> {target}")
+    print(f"{load(folder, target)} states from {', '.join(map(str, archives(folder)))} -> {target}")
 
 
 if __name__ == "__main__":

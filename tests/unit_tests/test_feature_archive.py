@@ -26,3 +26,19 @@ def test_states_round_trip_through_the_archive(tmp_path, monkeypatch):
     assert np.array_equal(np.load(fresh / "key0.npy"), kept)
     for key in ("key1", "key2"):
         assert np.array_equal(np.load(fresh / f"{key}.npy"), states[key])
+
+
+def test_a_part_keeps_only_new_states_and_load_brings_back_every_part(tmp_path, monkeypatch):
+    monkeypatch.setattr(feature_archive, "ARCHIVE_DIR", tmp_path / "archive")
+    monkeypatch.chdir(tmp_path)  # no packed pairs here
+    cache = tmp_path / "cache" / "abc123-def456"
+    cache.mkdir(parents=True)
+    for i in range(2):
+        np.save(cache / f"old{i}.npy", np.full(4, i, dtype=np.float32))
+    assert feature_archive.save(cache) == 2
+    np.save(cache / "new.npy", np.full(4, 9, dtype=np.float32))  # read later: a measurement's own states
+    assert feature_archive.save(cache, part="samples") == 1
+    with np.load(feature_archive.archive_path(cache, "samples")) as part:
+        assert part.files == ["new"]
+    fresh = tmp_path / "fresh" / "abc123-def456"
+    assert feature_archive.load(fresh) == 3 and np.load(fresh / "new.npy")[0] == 9
