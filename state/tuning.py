@@ -77,6 +77,15 @@ class Tuning:
         "specific that link is (1 for an article no other names, about 0.2 for one thousands name). Chosen on 200 "
         "HotpotQA questions: docs/recall.md.", 0, 10
     )
+    unnamed_floor: int = setting(
+        0, "Selection: the claim's own first search results always kept when the claim names none of the documents, "
+        "where more than claim_floor (21: one plain search's documents alone). Measured and not chosen: no evidence "
+        "gained out of Wikipedia, claims lost at 21 on HoVer dev and HotpotQA (docs/results/out-of-domain/first-five).",
+        0, 100)
+    claim_lead: int = setting(
+        0, "Selection: the claim's own first search results placed first among the documents kept when these are in "
+        "selection order (a claim that names a document); the others follow in that order "
+        "(docs/results/out-of-domain/first-five).", 0, 100)
     claim_entity_weight: float = setting(1.0, "Selection: weight of each claim entity a document mentions.", 0, 10)
     gap_entity_weight: float = setting(0.5, "Selection: weight of each looked-up name (the plan's, the bridge's, the gap loop's) a document mentions.", 0, 10)
     both_bonus: float = setting(0.5, "Selection: bonus when a document matches claim names and looked-up names.", 0, 10)

@@ -159,6 +159,52 @@ def test_a_claim_that_names_no_document_keeps_its_own_searchs_order():
     assert worded[0]["title"] == review
 
 
+def test_unnamed_floor_keeps_a_claim_that_names_nothing_to_its_own_search():
+    # 6 abstracts the claim's search ranks s0..s5 and 2 hop candidates that mention the claim's topic more often: with
+    # claim_floor 2 and top_k 4 the hops' documents take two of the four places; unnamed_floor=4 keeps the search's
+    # first 4 in its order (one plain search is never ahead), and the setting is off by default
+    names = ["ALDH1", "breast cancer"]
+    search = [cand(f"Abstract s{i}", "A cohort study.", 0.05 - 0.005 * i) for i in range(6)]
+    hops = {f"Hop h{i}": cand(f"Hop h{i}", "ALDH1 in breast cancer, ALDH1 in breast cancer.", 0.05) for i in range(2)}
+    candidates = {**hops, **{c["title"]: c for c in search[:3]}}
+    base = {"claim_floor": 2, "claim_k": 3, "top_k": 4}
+
+    def titles(**settings):
+        return [d["title"] for d in select_from(candidates, names, [], search, Context(**base, **settings))]
+
+    assert Context().tuning.unnamed_floor == 0
+    assert titles() == titles(unnamed_floor=2) == ["Abstract s0", "Abstract s1", "Hop h0", "Hop h1"]
+    assert titles(unnamed_floor=4) == ["Abstract s0", "Abstract s1", "Abstract s2", "Abstract s3"]  # s3: past claim_k
+    assert titles(unnamed_floor=4, unnamed_order="score")[:2] == ["Abstract s0", "Abstract s1"]
+    assert set(titles(unnamed_floor=4, unnamed_order="score")) == {f"Abstract s{i}" for i in range(4)}
+    # a claim that names one of the documents keeps claim_floor: the hops' documents it names stay
+    named = select_from(candidates, ["Hop h0"], [], search, Context(**base, unnamed_floor=4))
+    assert "Hop h0" in [d["title"] for d in named] and len(named) == 4
+
+
+def test_claim_lead_puts_the_claims_first_results_first_for_a_claim_that_names_a_document():
+    # the claim names "Global warming"; its own search ranks an abstract first that the entity scores put last
+    candidates = {
+        "Global warming": cand("Global warming", "Global warming is the rise in temperature.", 0.03),
+        "Climate change denial": cand("Climate change denial", "Denial of global warming.", 0.02),
+        "2015 South Indian floods": cand("2015 South Indian floods", "Heavy rain fell in November.", 0.02),
+    }
+    ranking = [candidates["2015 South Indian floods"], candidates["Global warming"]]
+    names = ["Global warming"]
+    claim = "Global warming made the 2015 floods worse."
+
+    def titles(**settings):
+        return [d["title"] for d in select_from(candidates, names, [], ranking, Context(**settings), claim=claim)]
+
+    assert Context().tuning.claim_lead == 0
+    assert titles() == ["Global warming", "Climate change denial", "2015 South Indian floods"]
+    led = select_from(candidates, names, [], ranking, Context(claim_lead=1), claim=claim)
+    assert [d["title"] for d in led] == ["2015 South Indian floods", "Global warming", "Climate change denial"]
+    assert [d["rank"] for d in led] == [1, 2, 3]
+    assert titles(claim_lead=2) == ["2015 South Indian floods", "Global warming", "Climate change denial"]
+    assert set(titles(claim_lead=5)) == set(titles())  # the same documents, only their order changes
+
+
 def test_a_wikipedia_claim_with_a_longer_or_misspelt_name_still_names_its_article():
     # HoVer dev claims that the exact test took for unnamed (their selection was reordered, and two lost their verdict)
     from claimhop.program.select.stage import names_nothing

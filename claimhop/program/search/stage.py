@@ -46,9 +46,9 @@ class Search(dspy.Module):
 
     def first_look(self, claim: str) -> list[Hit]:
         """The claim alone, fused, never re-ranked by the model: what selection may add from or keep (`claim_k`,
-        `claim_floor`) and what the user sees first."""
+        `claim_floor`, `unnamed_floor`) and what the user sees first."""
         ctx = self.settings
-        depth = max(self.SHOWN, ctx.claim_k, ctx.claim_floor)
+        depth = max(self.SHOWN, ctx.claim_k, ctx.claim_floor, ctx.tuning.unnamed_floor)
         return self.built.engine.search_fused(claim, depth, ctx.retrieval_mode)
 
     def forward(self, claim: str, sub_questions: list[str], gap_queries: list[str]) -> Found:

@@ -115,16 +115,39 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
                 ) -> list[SelectedDoc]:
     """The `top_k` best candidates, in score order. The claim's own first `claim_k` search results join the
     candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
-    high is evidence the entity scores may not see (a name the planner did not write down)."""
+    high is evidence the entity scores may not see (a name the planner did not write down). A claim that names none
+    of the candidates keeps its first `unnamed_floor` instead when that is more: with top_k, its own search's
+    documents alone, which `unnamed_order=claim` puts in that search's order, so one plain search of the claim is
+    never ahead of it at any depth."""
     pool = candidate_pool(candidates, claim_ranking, ctx)
+    unnamed = names_nothing(pool, claim_entities, claim)
+    floor_k = ctx.claim_floor
+    if unnamed and ctx.tuning.unnamed_floor > ctx.claim_floor:
+        floor_k = ctx.tuning.unnamed_floor
+        for cand in claim_ranking[:floor_k]:  # the floor's documents are candidates, past claim_k too
+            pool.setdefault(cand["title"], cand)
     ranked = score_candidates(pool, claim_entities, looked_up, ctx, links)
-    floor = {c["title"] for c in claim_ranking[: ctx.claim_floor]} & set(pool)
+    floor = {c["title"] for c in claim_ranking[:floor_k]} & set(pool)
     rest = [d["title"] for d in ranked if d["title"] not in floor][: max(0, ctx.top_k - len(floor))]
     chosen = floor | set(rest)
     selected = [d for d in ranked if d["title"] in chosen][: ctx.top_k]
-    if ctx.unnamed_order == "claim" and names_nothing(pool, claim_entities, claim):
+    if ctx.unnamed_order == "claim" and unnamed:
         selected = in_claim_order(selected, claim_ranking)
+    elif ctx.tuning.claim_lead:
+        selected = claim_led(selected, claim_ranking, ctx.tuning.claim_lead)
     return selected
+
+
+def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead: int) -> list[SelectedDoc]:
+    """The same documents with the claim search's first `lead` results among them first, in that search's order,
+    and the others after them in the order they had (`claim_lead`)."""
+    first = [c["title"] for c in claim_ranking[:lead]]
+    by_title = {doc["title"]: doc for doc in selected}
+    led = [by_title[t] for t in first if t in by_title]
+    ordered = led + [doc for doc in selected if doc["title"] not in set(first)]
+    for rank, doc in enumerate(ordered, start=1):
+        doc["rank"] = rank
+    return ordered
 
 
 def names_nothing(pool: dict[str, Candidate], claim_entities: list[str], claim: str = "") -> bool:
