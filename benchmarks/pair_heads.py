@@ -158,15 +158,26 @@ def leave_one_set_out(base: list[dict], base_raw: np.ndarray, pairs: list[dict],
                "labels": dict(Counter(i["label"] for i in test_items)),
                "shipped head": shipped_head_scores(pair_raw[test], test_items)}
         for n in sizes:
-            train_idx = np.flatnonzero(~test)[:n]
-            items = [*base, *(pairs[k] for k in train_idx)]
-            heads = Heads(np.vstack([base_raw, pair_raw[train_idx]]), items)
-            p_s, _ = heads.probabilities(pair_raw[test])
-            row[f"+{len(train_idx)} pairs"] = {**scored(test_items, heads.verdicts(pair_raw[test]), p_s),
-                                               "C": [heads.support_c, heads.kind_c]}
-            print(held, n, row[f"+{len(train_idx)} pairs"], flush=True)
+            for weighted in (False, True):
+                train_idx = np.flatnonzero(~test)[:n]
+                # weighted: the pairs repeated until they weigh about as much as the shipped head's items (a
+                # logistic fit on repeated rows is a weighted fit; repeats share a group, so C's folds keep them)
+                times = max(1, round(len(base) / max(len(train_idx), 1))) if weighted else 1
+                chosen = np.tile(train_idx, times)
+                items = [*base, *(pairs[k] for k in chosen)]
+                heads = Heads(np.vstack([base_raw, pair_raw[chosen]]), items)
+                p_s, _ = heads.probabilities(pair_raw[test])
+                arm = f"+{len(train_idx)} pairs" + (f" x{times}" if weighted else "")
+                row[arm] = {**scored(test_items, heads.verdicts(pair_raw[test]), p_s),
+                            "C": [heads.support_c, heads.kind_c]}
+                print(held, arm, row[arm], flush=True)
         rows.append(row)
     return rows
+
+
+def repeated(pairs: list[dict], pair_raw: np.ndarray, times: int) -> tuple[list[dict], np.ndarray]:
+    """The pairs repeated `times` (a weighted fit, groups kept)."""
+    return [p for _ in range(times) for p in pairs], np.tile(pair_raw, (times, 1))
 
 
 def hover_dev(base: list[dict], base_raw: np.ndarray, pair_raw: np.ndarray, pairs: list[dict]) -> dict:
@@ -239,7 +250,7 @@ def plot(rows: list[dict], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4))
     for row in rows:
         sizes = [(0, row["shipped head"]["macro_f1"])]
-        sizes += [(int(k[1:].split()[0]), v["macro_f1"]) for k, v in row.items() if k.startswith("+")]
+        sizes += [(int(k[1:].split()[0]), v["macro_f1"]) for k, v in row.items() if k.startswith("+") and " x" not in k]
         ax.plot(*zip(*sizes), marker="o", label=f"{row['set']} ({row['pairs']} pairs)")
     ax.set_xlabel("pairs of the other sets trained on (0: the shipped head)")
     ax.set_ylabel("3-class macro-F1 on the held-out set's pairs")
@@ -250,15 +261,26 @@ def plot(rows: list[dict], path: Path) -> None:
         fig.savefig(tmp, dpi=120)
 
 
+def arm_name(key: str) -> str:
+    """A row's arm as a column: the shipped head, the other sets' pairs, or those pairs repeated."""
+    if key == "shipped head":
+        return key
+    return "+ other sets' pairs, repeated" if " x" in key else "+ other sets' pairs"
+
+
 def markdown(rows: list[dict], dev: dict | None, folder: Path) -> str:
-    arms = list(dict.fromkeys(k for r in rows for k in r if k == "shipped head" or k.startswith("+")))
+    arms = list(dict.fromkeys(arm_name(k) for r in rows for k in r if k == "shipped head" or k.startswith("+")))
     lines = [f"# Leave one set out: pairs of `{folder}`", "",
-             "Each set's pairs scored by heads that never saw a pair of that set (`python -m benchmarks.pair_heads`). "
-             "Cells: 3-class macro-F1 / contradicted recognised / AUC of the support head.", "",
+             "Each set's pairs scored by heads that never saw a pair of that set (`python -m benchmarks.pair_heads`): "
+             "the shipped head, and heads trained on the shipped head's items plus the other sets' pairs (as read, or "
+             "repeated until they weigh about as much). Cells: 3-class macro-F1 / contradicted recognised / AUC of "
+             "the support head (pairs trained on).", "",
              "| held-out set | pairs | " + " | ".join(arms) + " |", "|---|---|" + "---|" * len(arms)]
     for r in rows:
-        cells = [f"{r[a]['macro_f1']} / {r[a]['contradicted']} / {r[a]['auc']}" if a in r else "-" for a in arms]
-        lines.append(f"| {r['set']} | {r['pairs']} | " + " | ".join(cells) + " |")
+        cells = {arm_name(k): f"{v['macro_f1']} / {v['contradicted']} / {v['auc']}"
+                 + (f" ({k.split()[0][1:]}{' ' + k.split()[-1] if ' x' in k else ''})" if k.startswith("+") else "")
+                 for k, v in r.items() if k == "shipped head" or k.startswith("+")}
+        lines.append(f"| {r['set']} | {r['pairs']} | " + " | ".join(cells.get(a, "-") for a in arms) + " |")
     if dev:
         lines += ["", "HoVer dev, 169 claims on claimhop's documents, 2-class macro-F1, each claim judged by a head "
                   "trained without its fold:", "",
@@ -277,6 +299,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="100000", help="comma-separated numbers of other sets' pairs")
     parser.add_argument("--heads", type=Path, help="write the left-out and all-pairs heads here")
     parser.add_argument("--no-dev", action="store_true", help="skip the HoVer dev comparison")
+    parser.add_argument("--repeat-pairs", action="store_true", help="HoVer dev and the written heads: the pairs "
+                        "weigh about as much as the shipped head's items (repeated)")
     args = parser.parse_args(argv)
     if not args.pairs.is_dir():
         parser.error(f"--pairs {args.pairs}: no such folder (read pairs with `python -m benchmarks.read_pairs`)")
@@ -292,7 +316,8 @@ def main(argv: list[str] | None = None) -> None:
     pair_raw = raw_features(pair_states, rows_out)
     sizes = tuple(int(s) for s in args.sizes.split(","))
     rows = leave_one_set_out(base, base_raw, pairs, pair_raw, sizes)
-    dev = None if args.no_dev else hover_dev(base, base_raw, pair_raw, pairs)
+    times = max(1, round(len(base) / len(pairs))) if args.repeat_pairs else 1
+    dev = None if args.no_dev else hover_dev(base, base_raw, *reversed(repeated(pairs, pair_raw, times)))
     args.out.mkdir(parents=True, exist_ok=True)
     write_text(args.out / "loso.json", json.dumps({"pairs": str(args.pairs), "rows": rows, "hover_dev": dev},
                                                   indent=1) + "\n")
@@ -303,10 +328,12 @@ def main(argv: list[str] | None = None) -> None:
         counts = Counter(i["set"] for i in pairs)
         for held in [*sorted(counts), None]:
             keep = np.array([i["set"] != held for i in pairs])
-            heads = Heads(np.vstack([base_raw, pair_raw[keep]]), [*base, *(p for p, k in zip(pairs, keep) if k)])
+            kept, kept_raw = repeated([p for p, k in zip(pairs, keep) if k], pair_raw[keep], times)
+            heads = Heads(np.vstack([base_raw, kept_raw]), [*base, *kept])
             name = f"pairs-without-{held}" if held else "pairs-all"
             write_head(args.heads / f"{name}.npz", heads, rows_out, {
                 "shipped head's items": len(base), "pairs": {s: n for s, n in counts.items() if s != held},
+                "pairs repeated": times,
                 "pairs folder": str(args.pairs), "sets": "benchmarks.pair_sets (licences and provenance there)"})
             print(f"wrote {args.heads / name}.npz")
 
