@@ -86,7 +86,7 @@ INVENTED = {
     "orlen-bridge.md": "# Orlen Bridge\n\nThe Orlen Bridge is a steel arch bridge over the river Tessa in Malbrek. "
                        "It opened to traffic in 1962 and carries four lanes of road traffic.\n",
 }
-CONTRADICTED_CLAIM = "Cavotrin raises blood pressure in adults."
+CONTRADICTED_CLAIM = "Cavotrin raised blood pressure by an average of 11 mmHg in a 2019 trial."
 
 
 def test_a_served_model_answers_contradicted_when_a_passage_says_the_opposite(model_server, tmp_path):
@@ -105,7 +105,7 @@ def test_a_served_model_answers_contradicted_when_a_passage_says_the_opposite(mo
     result = subprocess.run([sys.executable, "-m", "claimhop.cli.main", "check", "--json", "--quiet", "--model",
                              "openai/claimhop-local", "--corpus", str(folder), "--set", f"index_dir={index_dir}",
                              "--set", "max_iterations=1", CONTRADICTED_CLAIM], env=env, capture_output=True,
-                            text=True, timeout=900, cwd=tmp_path)
+                            text=True, timeout=1800, cwd=tmp_path)  # ~2 min idle; a loaded machine took > 15
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout)
     assert "Cavotrin" in {d["title"] for d in out["selected"]}
