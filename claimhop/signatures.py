@@ -189,6 +189,18 @@ class JudgeClaimOnPassages(dspy.Signature):
     supported: Literal["yes", "no"] = dspy.OutputField()
 
 
+class JudgeClaimThreeWays(dspy.Signature):
+    """You check a claim against the documents only, never your own knowledge. Answer SUPPORTED if the documents
+    state that the claim is true. Answer CONTRADICTED if the documents state something that makes the claim false:
+    another number, date, name or place, or the opposite direction (more instead of less, helps instead of harms).
+    Answer INSUFFICIENT_INFO if the documents do not say whether the claim is true. Answer with one word:
+    SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO."""
+
+    documents: list[str] = dspy.InputField(desc="'[title] paragraph'")
+    claim: str = dspy.InputField()
+    verdict: Literal["SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO"] = dspy.OutputField()
+
+
 class OppositeClaim(dspy.Signature):
     """Write the opposite of the claim: one sentence about the same subject that says the reverse (more becomes
     less, helps becomes harms, is becomes is not), everything else unchanged."""
@@ -199,6 +211,9 @@ class OppositeClaim(dspy.Signature):
 
 # what the user message of the passage verifier's prompt ends with (claimhop.program.verify.reading)
 PASSAGES_QUESTION = "Is the claim supported by the documents?"
+# what the user message of a served model's three-way verdict ends with (claimhop.program.verify.served): the same
+# documents and claim as the passage prompt, then this question
+THREE_WAYS_QUESTION = "Is the claim SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO?"
 
 
 class ClaimFromQuestion(dspy.Signature):

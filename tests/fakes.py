@@ -44,3 +44,43 @@ class SchemaFakeEngine:
 def fake_lm(answers: dict[str, dict]) -> tuple[dspy.LM, SchemaFakeEngine]:
     engine = SchemaFakeEngine(answers)
     return dspy.LM("fake/schema-fake", engine=engine, cache=False, num_retries=0), engine
+
+
+
+class ServedFakeEngine(SchemaFakeEngine):
+    """A model behind an OpenAI-compatible server: a label-probability call (one token with logprobs, as
+    claimhop.lm.label_probs.classify_served makes it) gets the first token's `top` logprobs back, or a reply without
+    any when `top` is None (a server without logprobs); DSPy calls are answered as SchemaFakeEngine answers them."""
+
+    supported_params = frozenset({*SchemaFakeEngine.supported_params, "logprobs", "top_logprobs"})
+
+    def __init__(self, top: list[dict] | None, answers: dict[str, dict] | None = None):
+        super().__init__(answers or {})
+        self.top = top
+        self.logprob_requests: list[dict] = []
+
+    def complete(self, request):
+        if request.config.logprobs is None:
+            return super().complete(request)
+        self.logprob_requests.append({"messages": request_messages(request),
+                                      "max_tokens": request.config.max_tokens, "top_logprobs": request.config.logprobs})
+        first = max(self.top, key=lambda item: item["logprob"])["token"] if self.top else "SUP"
+        top = [{**item, "bytes": None} for item in self.top or []]
+        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": first}}
+        if self.top:
+            choice["logprobs"] = {"content": [{"token": first, "logprob": 0.0, "bytes": None, "top_logprobs": top}]}
+        body = {"choices": [choice], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        return response_from_openai_chat(body, model=request.model)
+
+
+def request_messages(request) -> list[dict]:
+    """The chat a request sends, as {role, content}: the system message, then each turn's text."""
+    system = [{"role": "system", "content": request.system}] if request.system else []
+    return system + [{"role": m.role, "content": "".join(getattr(part, "text", "") for part in m.parts)}
+                     for m in request.messages]
+
+
+def served_fake_lm(top: list[dict] | None, answers: dict[str, dict] | None = None
+                   ) -> tuple[dspy.LM, ServedFakeEngine]:
+    engine = ServedFakeEngine(top, answers)
+    return dspy.LM("openai/served-fake", engine=engine, cache=False, num_retries=0), engine

@@ -692,6 +692,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.folds < 2:
         raise UsageError("--folds must be at least 2")
     ctx = Context.from_any(_settings(args))
+    if args.verifier == "served":
+        return calibrate_served_model(args, ctx)
     recorded = EnsembleRule.for_questions(ctx) if args.verifier == "qa" else EnsembleRule.from_settings(ctx)
     report, rows = calibrate(Path(args.rows), args.evidence, args.folds, recorded, args.verifier)
     summary = summarize_verify(rows)
@@ -715,6 +717,25 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def calibrate_served_model(args: argparse.Namespace, ctx) -> int:
+    """`calibrate --verifier served --model NAME`: the served model's three-label calibration, saved where runs with
+    that model read it."""
+    from claimhop.atomic import write_json
+    from claimhop.evaluation.calibration import calibrate_served
+    from claimhop.lm.provider import LOCAL
+    from claimhop.program.verify.served import save_calibration
+
+    if (ctx.model or LOCAL) == LOCAL:
+        raise UsageError("--verifier served needs --model NAME: the served model whose eval-verify rows are fitted "
+                         "(the local model's verdict is the head's: `claimhop train-verifier`)")
+    report, calibration = calibrate_served(Path(args.rows), args.evidence, ctx.model, args.folds)
+    saved = save_calibration(ctx.model, calibration)
+    write_json(Path(args.out), {**report, "saved": str(saved)})
+    print(json.dumps(report, indent=2))
+    print(f"runs with --model {ctx.model} now use it: {saved} (delete it to go back to the identity)")
+    return 0
+
+
 def cmd_serve_model(args: argparse.Namespace) -> int:
     from claimhop.lm.model_server import serve_model
 
@@ -734,9 +755,34 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else optimized_program()
     if out.suffix != ".json":
         raise UsageError("--out must be a .json file (programs are saved as JSON, never pickled)")
+    if args.step == "verdict":
+        return optimize_served_verdict(args, out)
     ctx = preflight(_settings(args))
     manifest = optimize(get_lm(ctx.model), ctx,
                         training_examples(args.train, args.seed), out, args.demos, program=ClaimHopProgram)
+    print(json.dumps(manifest, indent=2))
+    if out.resolve() != optimized_program().resolve():
+        print(f"runs load it with --set program_path={out}", file=sys.stderr)
+    return 0
+
+
+def optimize_served_verdict(args: argparse.Namespace, out: Path) -> int:
+    """`optimize --step verdict --model NAME --claims FILE`: the served model's three-way verdict compiled on
+    labelled claims, written into the program file runs load."""
+    from claimhop.evaluation.optimize import optimize_verdict, verdict_examples
+    from claimhop.lm.provider import LOCAL
+    from claimhop.program import optimized_program
+    from state.context import Context
+
+    ctx = Context.from_any(_settings(args))
+    if (ctx.model or LOCAL) == LOCAL:
+        raise UsageError("--step verdict needs --model NAME, a served model (the local model's verdict is the "
+                         "head's: `claimhop train-verifier`)")
+    if not args.claims or not Path(args.claims).is_file():
+        raise UsageError("--step verdict needs --claims FILE: labelled claims (JSONL), e.g. "
+                         "docs/results/verifier/synthetic-claims.jsonl")
+    train = verdict_examples(Path(args.claims), args.train, args.seed, args.corpus or "")
+    manifest = optimize_verdict(ctx, train, out, args.demos)
     print(json.dumps(manifest, indent=2))
     if out.resolve() != optimized_program().resolve():
         print(f"runs load it with --set program_path={out}", file=sys.stderr)
@@ -838,12 +884,14 @@ def parser() -> argparse.ArgumentParser:
                          "with cross-fitted figures")
     cal.add_argument("--rows", default="results/verify.jsonl", help="an eval-verify results file with the verifier's rows")
     cal.add_argument("--evidence", default="gold", choices=["gold", "retrieved"], help="which rows to fit on")
-    cal.add_argument("--verifier", default="facts", choices=["facts", "qa"], help="whose thresholds to fit")
+    cal.add_argument("--verifier", default="facts", choices=["facts", "qa", "served"],
+                     help="whose thresholds to fit; served: a served model's three label probabilities (with --model "
+                          "NAME, from `eval-verify --systems passages --model NAME` rows), saved for runs with it")
     cal.add_argument("--folds", type=int, default=2, help="cross-fitting folds (default 2)")
     cal.add_argument("--out", default="results/calibration.json", help="the report (a table and plot beside it)")
     cal.add_argument("--set", action="append", metavar="NAME=VALUE",
                      help="the thresholds the rows were recorded with, if not the defaults")
-    cal.add_argument("--model", help=argparse.SUPPRESS)
+    cal.add_argument("--model", help="with --verifier served: the served model the rows were recorded with")
     cal.add_argument("--corpus", help=argparse.SUPPRESS)
     cal.set_defaults(func=cmd_calibrate)
     train = sub.add_parser("train-verifier", help="train the passage verifier's head (verifier=passages) on synthetic "
@@ -892,8 +940,15 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--verbatim", action="store_true", help="with --corpus: make the claims from the documents' "
                        "sentences as written (faster; by default the local model restates each in plain words first)")
     train.set_defaults(func=cmd_train_verifier)
-    opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps with BootstrapFewShot and save them")
-    opt.add_argument("--train", type=int, default=24, help="HotpotQA training questions (default 24)")
+    opt = sub.add_parser("optimize", help="compile the retrieval-planning DSPy steps (or, with --step verdict, a served "
+                         "model's verdict) with BootstrapFewShot and save them")
+    opt.add_argument("--step", default="planning", choices=["planning", "verdict"],
+                     help="planning (default): the retrieval-planning steps on HotpotQA questions; verdict: a served "
+                          "model's three-way verdict (--model NAME) on the labelled claims of --claims")
+    opt.add_argument("--claims", metavar="FILE", help="with --step verdict: labelled claims, JSONL of claim, kind or "
+                     "label, and documents [{title, text}] or titles of --corpus (e.g. "
+                     "docs/results/verifier/synthetic-claims.jsonl)")
+    opt.add_argument("--train", type=int, default=24, help="training questions or claims (default 24)")
     opt.add_argument("--seed", type=int, default=0, help="seed of the training sample")
     opt.add_argument("--demos", type=int, default=2, help="bootstrapped demos per step (default 2)")
     opt.add_argument("--out", help="where the program is saved (default: optimized/claimhop_program.json in claimhop's folder, CLAIMHOP_HOME, which "

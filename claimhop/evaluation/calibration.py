@@ -11,7 +11,11 @@ Honesty: claims fall into folds by a hash of their uid; each fold's verdicts com
 other folds (cross-fitting), so the reported figures are out of sample. The thresholds to use are fitted on all
 the rows. The objective is macro-F1 of SUPPORTED vs NOT_SUPPORTED (ties: higher accuracy, then the earlier grid
 point). The claim's confidence is then calibrated by Platt scaling: the slope of a logistic in the log of the
-weakest fact's entailment, centred on the fitted threshold (claimhop.program.verify.alternatives.ensemble.supported_probability)."""
+weakest fact's entailment, centred on the fitted threshold (claimhop.program.verify.alternatives.ensemble.supported_probability).
+
+`--verifier served` fits a served model's three label probabilities instead (claimhop.program.verify.served): a
+temperature and a bias per label on their logs, by log loss, from the label probabilities `claimhop eval-verify
+--systems passages --model NAME` recorded."""
 
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ from claimhop.program.verify.alternatives.pipeline import (
     rejudge,
     weakest_entailment,
 )
+from claimhop.program.verify.served import KEYS, LABELS, ServedCalibration
 
 GRID: dict[str, tuple[float, ...]] = {
     "entail_threshold": (0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5),
@@ -220,3 +225,89 @@ def calibrate(path: Path, evidence: str, folds: int, recorded_rule: EnsembleRule
     }
     ordered = sorted(recorded, key=lambda row: row["system"].split("@")[1] != evidence)
     return report, [*ordered, *decide_by_fold(facts, fold_rules, f"calibrated on {evidence} (cross-fitted)")]
+
+
+# --- a served model's three labels (verifier=passages with --model NAME): `claimhop calibrate --verifier served` ---
+
+# How strongly the fitted temperature and biases are held to the identity (squared penalty per unit of log-temperature
+# and bias, against the summed log loss): a few dozen claims must not fit a label away. Set by hand; not tuned.
+SERVED_RIDGE = 1.0
+
+
+def served_pairs(rows: list[dict], evidence: str, source: Path) -> dict[str, tuple[dict[str, float], str]]:
+    """Per claim (uid), (the raw three-label probabilities, the gold label) of the newest `passages@<evidence>` eval-verify run that
+    recorded a served model's labels (`claimhop eval-verify --systems passages --model NAME`)."""
+    system = f"passages@{evidence}"
+    rows = [row for row in rows if row.get("system") == system and "raw_supported" in (row.get("probs") or {})]
+    rows = [row for row in rows if (row.get("probs") or {}).get("logprobs")]  # a fixed confidence has nothing to fit
+    if not rows:
+        raise ValueError(f"{source} has no {system} rows with a served model's label probabilities; run "
+                         f"`claimhop eval-verify --systems passages --evidence {evidence} --model NAME` first")
+    fingerprint = rows[-1]["fingerprint"]
+    latest = {row["uid"]: row for row in rows if row["fingerprint"] == fingerprint}
+    return {uid: ({label: row["probs"][f"raw_{KEYS[label]}"] for label in LABELS}, row["label"])
+            for uid, row in latest.items()}
+
+
+def served_log_loss(pairs: list[tuple[dict[str, float], str]], calibration: ServedCalibration) -> float:
+    """Mean log loss of the gold labels; a gold NOT_SUPPORTED (HoVer's two labels) scores P(CONTRADICTED) +
+    P(INSUFFICIENT_INFO)."""
+    total = 0.0
+    for raw, gold in pairs:
+        p = calibration.apply(raw)
+        said = 1.0 - p["SUPPORTED"] if gold == "NOT_SUPPORTED" else p[gold]
+        total -= math.log(min(max(said, 1e-9), 1.0))
+    return total / len(pairs)
+
+
+def fit_served(pairs: list[tuple[dict[str, float], str]], ridge: float = SERVED_RIDGE) -> ServedCalibration:
+    """The temperature and per-label biases with the least log loss on these claims (the SUPPORTED bias held at 0:
+    only differences between biases matter), held towards the identity by `ridge`."""
+    import numpy as np
+    from scipy.optimize import minimize
+
+    def loss(x: np.ndarray) -> float:
+        candidate = ServedCalibration(float(np.exp(x[0])), (0.0, float(x[1]), float(x[2])))
+        return served_log_loss(pairs, candidate) * len(pairs) + ridge * float(np.sum(x ** 2))
+
+    x = minimize(loss, np.zeros(3), method="Nelder-Mead", options={"xatol": 1e-4, "fatol": 1e-6}).x
+    return ServedCalibration(round(float(np.exp(x[0])), 4), (0.0, round(float(x[1]), 4), round(float(x[2]), 4)),
+                             {"claims": len(pairs), "ridge": ridge, "objective": "log loss of the gold labels"})
+
+
+def served_scores(pairs: list[tuple[dict[str, float], str]], calibration: ServedCalibration) -> dict[str, float]:
+    """Log loss and how often the most probable label is right (NOT_SUPPORTED: either of the other two)."""
+    right = 0
+    for raw, gold in pairs:
+        p = calibration.apply(raw)
+        said = max(LABELS, key=p.get)
+        right += said == gold or (gold == "NOT_SUPPORTED" and said != "SUPPORTED")
+    return {"log_loss": round(served_log_loss(pairs, calibration), 4), "accuracy": round(right / len(pairs), 4)}
+
+
+def calibrate_served(path: Path, evidence: str, model: str, folds: int) -> tuple[dict, ServedCalibration]:
+    """Fit the served model's calibration on all `passages@<evidence>` rows (what runs with `model` then use), with
+    cross-fitted figures (each fold scored by the calibration fitted on the others) beside the identity's."""
+    if not path.is_file():
+        raise ValueError(f"eval-verify rows file not found: {path}")
+    by_uid = served_pairs(rows_in(path), evidence, path)
+    pairs = list(by_uid.values())
+    fitted = fit_served(pairs)
+    fitted = ServedCalibration(fitted.temperature, fitted.bias, {**fitted.provenance, "rows": str(path),
+                                                                  "evidence": evidence, "model": model})
+    by_fold: list[tuple[dict[str, float], str]] = []  # each claim's probabilities calibrated by its fold's fit
+    for fold in range(folds):
+        train = [pair for uid, pair in by_uid.items() if fold_of(uid, folds) != fold]
+        test = [pair for uid, pair in by_uid.items() if fold_of(uid, folds) == fold]
+        if not train or not test:
+            raise ValueError(f"too few claims ({len(pairs)}) for {folds} folds")
+        calibration = fit_served(train)
+        by_fold += [(calibration.apply(raw), gold) for raw, gold in test]
+    report = {
+        "rows": str(path), "verifier": "served", "model": model, "evidence": evidence, "claims": len(pairs),
+        "folds": folds, "fitted_on_all": {"temperature": fitted.temperature, "bias": dict(zip(LABELS, fitted.bias))},
+        "identity": served_scores(pairs, ServedCalibration()),
+        "cross_fitted": served_scores(by_fold, ServedCalibration()),  # already calibrated by their fold
+        "in_sample": served_scores(pairs, fitted),
+    }
+    return report, fitted

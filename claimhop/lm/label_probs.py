@@ -80,14 +80,18 @@ class NoLogprobs(RuntimeError):
     """The model's server returned no token probabilities (it does not offer `logprobs`)."""
 
 
-def classify_served(lm, signature: type, user: str, labels: tuple[str, ...]) -> tuple[str, dict[str, float]]:
+def classify_served(lm, signature: type, user: str, labels: tuple[str, ...],
+                    shots: list[tuple[str, str]] = ()) -> tuple[str, dict[str, float]]:
     """One call on a served model (a dspy.LM over LiteLLM): one token, its top tokens' log-probabilities read
     as in `classify_local`. Without a grammar the model may start with something else; only tokens that start
-    a label count, renormalised. NoLogprobs when the server gives none; LabelError when no top token starts a
-    label."""
+    a label count, renormalised. `shots`: worked examples (user message, label) sent before the question, as
+    turns of the chat (an optimised predictor's demos). NoLogprobs when the server gives none; LabelError when no
+    top token starts a label."""
     system = instructions(signature)
     LEDGER.asked()
-    response = lm.forward(messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+    examples = [turn for question, label in shots
+                for turn in ({"role": "user", "content": question}, {"role": "assistant", "content": label})]
+    response = lm.forward(messages=[{"role": "system", "content": system}, *examples, {"role": "user", "content": user}],
                           max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=TOP_TOKENS)
     choice = (response.model_dump() if hasattr(response, "model_dump") else dict(response))["choices"][0]
     positions = (choice.get("logprobs") or {}).get("content") or []

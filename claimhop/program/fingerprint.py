@@ -132,12 +132,18 @@ def _content_sha256(path: str, _size: int, _mtime_ns: int) -> str:
 
 
 def program_identity(ctx: Context) -> str:
-    """The optimised DSPy program the run loads and the passage verifier's head, by content."""
+    """The optimised DSPy program the run loads and the passage verifier's head, by content; with a served model,
+    the calibration of its three labels too (when one was fitted)."""
+    from claimhop.lm.provider import LOCAL
     from claimhop.program import program_file
     from claimhop.program.verify.head import head_file
+    from claimhop.program.verify.served import calibration_file
 
-    return (_file_digest(program_file(ctx.use_optimized_program, ctx.program_path)) + " "
-            + _file_digest(head_file(ctx.corpus_path, ctx.index_dir)))  # the collection's own head, when trained
+    identity = (_file_digest(program_file(ctx.use_optimized_program, ctx.program_path)) + " "
+                + _file_digest(head_file(ctx.corpus_path, ctx.index_dir)))  # the collection's own head, when trained
+    if (ctx.model or LOCAL) != LOCAL:
+        identity += " " + _file_digest(calibration_file(ctx.model))
+    return identity
 
 
 def search_identity(ctx: Context) -> dict[str, Any]:

@@ -276,7 +276,7 @@ def test_no_two_test_files_share_a_name():
     assert sorted({name for name in names if names.count(name) > 1}) == []
 
 
-VERDICT_PARTS = {"decide", "judged", "quoted_facts", "nothing_to_go_on", "served_probabilities", "FAILED"}
+VERDICT_PARTS = {"decide", "judged", "quoted_facts", "nothing_to_go_on", "decide_three", "FAILED"}
 
 
 def test_a_verdict_is_assembled_only_in_the_verify_stage():

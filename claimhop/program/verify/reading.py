@@ -200,11 +200,21 @@ def passages_read(documents: list[dict], claim: str | None, rule: ReadingRule) -
     return chosen
 
 
+def as_documents(passages: list[dict]) -> list[str]:
+    """The passages as the prompt lists them: '[title] paragraph'."""
+    return [f"[{p['title']}] {p['text']}" for p in passages]
+
+
+def documents_prompt(claim: str, documents: list[str], question: str = PASSAGES_QUESTION) -> str:
+    """The user message: the documents ('[title] paragraph'), the claim and the question."""
+    listed = "\n".join(documents)
+    return f"Documents:\n{listed}\nClaim: {claim}\n{question}"
+
+
 def passage_messages(claim: str, passages: list[dict]) -> list[dict]:
     """The chat the model reads: instructions, the numbered-by-title documents and the claim."""
-    documents = "\n".join(f"[{p['title']}] {p['text']}" for p in passages)
-    user = f"Documents:\n{documents}\nClaim: {claim}\n{PASSAGES_QUESTION}"
-    return [{"role": "system", "content": PASSAGES_SYSTEM}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": PASSAGES_SYSTEM},
+            {"role": "user", "content": documents_prompt(claim, as_documents(passages))}]
 
 
 def hidden_state(engine, messages: list[dict], blocks: int) -> np.ndarray:

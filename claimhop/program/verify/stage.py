@@ -1,14 +1,14 @@
 """Stage 6, the verdict (node `verify`), by default (verifier=passages): the model reads the claim with the best
 passages of the selected documents whole, in one pass (reading.py); a learned head turns what it read into the
 verdict (head.py); each fact of the claim (facts.py) is quoted from the passages read (quotes.py). A claim that no
-selected document names gets INSUFFICIENT_INFO with no model call (coverage.py). The head is loaded once, when the
+selected document names gets INSUFFICIENT_INFO with no model call (coverage.py). A served model (`--model NAME`)
+gives no state: it says SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO itself on the same passages (served.py). The head is loaded once, when the
 stage is built, and says how the passages are read (a head is trained for one reading). The other verifiers (facts,
 qa, single) are in alternatives/, chosen in claimhop.program.choices. Measurements (`claimhop eval-verify`,
 benchmarks) run this same module, with a reader of saved states and a held-out claim's fold head."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -16,8 +16,7 @@ import dspy
 import numpy as np
 
 from claimhop.entities.matching import names_no_title
-from claimhop.lm.classify import classify
-from claimhop.lm.provider import LOCAL, get_lm, local_engine
+from claimhop.lm.provider import LOCAL, local_engine
 from claimhop.program.runtime import call_lm, calls_made, joined
 from claimhop.program.verify.coverage import (
     claim_names,
@@ -33,7 +32,8 @@ from claimhop.program.verify.reading import (
     passage_messages,
     passages_read,
 )
-from claimhop.signatures import JudgeClaimOnPassages, OppositeClaim
+from claimhop.program.verify.served import ServedVerdict, decide_three
+from claimhop.signatures import OppositeClaim
 from state.context import Context
 from state.schema import Evidence, SelectedDoc
 
@@ -100,7 +100,7 @@ class Verify(SplitsClaims):
     def __init__(self, settings: Context, read_state: StateReader = local_state, head: VerdictHead | None = None
                  ) -> None:
         super().__init__(settings)
-        self.judge_passages = dspy.Predict(JudgeClaimOnPassages)  # a served model without logprobs
+        self.served = ServedVerdict()  # a served model (no state to read) says one of the three labels itself
         self.write_opposite = dspy.Predict(OppositeClaim)
         # the run's head (the collection's own, if trained); a measurement comparing heads passes one
         self.head = head or load_head(head_file(settings.corpus_path, settings.index_dir))
@@ -163,22 +163,25 @@ class Verify(SplitsClaims):
         return ({} if p is None else {"opposite": p}), calls, failed
 
     def probabilities(self, claim: str, passages: list[dict], uid: str | None = None) -> dict[str, float]:
-        """P(supported), P(contradicted | not supported) and the model's own P(yes) for the claim on these passages.
-        The local model: one pass, the head reads its state. Another model: its P(yes) through logprobs (or its
-        yes/no through DSPy), calibrated as the head file says; it cannot tell contradicted from unsettled."""
-        messages = passage_messages(claim, passages)
+        """The local model: one pass, the head reads its state: P(supported), P(contradicted | not supported) and
+        the model's own P(yes). Another model: P(supported), P(contradicted) and P(insufficient) as it says them
+        itself on the same passages (claimhop.program.verify.served)."""
         if (self.settings.model or LOCAL) == LOCAL:
-            return self.head.probabilities(self.read_state(messages, self.reading), uid)
-        return served_probabilities(self.settings.model, claim, passages, messages, self.judge_passages, self.head)
+            return self.head.probabilities(self.read_state(passage_messages(claim, passages), self.reading), uid)
+        return self.served(self.settings.model, claim, passages)
 
 
 def judged(probs: dict[str, float], quotes: list[list[dict]], threshold: float
            ) -> tuple[str, float, dict[str, float]]:
-    """The verdict, its confidence and the probabilities behind it: the head's (claimhop.program.verify.head.decide),
-    INSUFFICIENT_INFO when the model could not read, CONTRADICTED when a quote says the opposite of its fact."""
+    """The verdict, its confidence and the probabilities behind it: the head's (claimhop.program.verify.head.decide)
+    or a served model's most probable label (claimhop.program.verify.served.decide_three), INSUFFICIENT_INFO when the
+    model could not read, CONTRADICTED when a quote says the opposite of its fact."""
     if probs.get("failed"):
         return "INSUFFICIENT_INFO", 0.0, probs
-    verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], threshold)
+    if "contradicted" in probs:  # a served model's own three labels
+        verdict, confidence = decide_three(probs)
+    else:
+        verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], threshold)
     if verdict != "SUPPORTED" and "opposite" in probs:  # the claim's opposite read on the same passages
         verdict = "CONTRADICTED" if probs["opposite"] > probs["supported"] else "INSUFFICIENT_INFO"
     if verdict != "CONTRADICTED" and said_opposite(quotes):
@@ -215,21 +218,6 @@ def quoted_facts(facts: list[dict], quotes: list[list[dict]], verdict: str, conf
                         "stating_refs": [r for r, q in zip(refs, fact_quotes) if q.get("states")],
                         "opposite_refs": [r for r, q in zip(refs, fact_quotes) if q.get("opposite")]})
     return evidence, records
-
-
-def served_probabilities(model: str, claim: str, passages: list[dict], messages: list[dict],
-                         predictor: dspy.Predict, head: VerdictHead) -> dict[str, float]:
-    """A served model's P(yes) for the claim on the passages (logprobs, or its yes/no through DSPy), calibrated to
-    P(supported) as the head file says."""
-    def ask_dspy() -> str:
-        with dspy.context(lm=get_lm(model), adapter=dspy.JSONAdapter()):
-            return predictor(documents=[f"[{p['title']}] {p['text']}" for p in passages], claim=claim).supported
-
-    p_yes = classify(model, JudgeClaimOnPassages, messages[1]["content"], ("yes", "no"), ask_dspy)["yes"]
-    p_yes = min(max(p_yes, 1e-6), 1 - 1e-6)
-    a, b = head.yes_calibration
-    p_supported = 1.0 / (1.0 + math.exp(-(a * math.log(p_yes / (1 - p_yes)) + b)))
-    return {"supported": p_supported, "contradicted_if_not": 0.0, "yes": p_yes}
 
 
 def reason_of(verdict: str, probs: dict[str, float], read: int) -> str:
