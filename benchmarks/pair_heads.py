@@ -26,7 +26,7 @@ import numpy as np
 
 from benchmarks.pair_sets import CONTRADICTED, INSUFFICIENT, LABELS, SUPPORTED
 from benchmarks.read_pairs import packed_states, read_manifest
-from claimhop.atomic import atomic_path, write_text
+from claimhop.atomic import write_text
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.train_verifier import FOLDS, fit_logistic, fold_of, standardise, yes_logits
 from claimhop.evaluation.verifier_report import auc
@@ -242,12 +242,9 @@ def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict) -> 
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
+    from claimhop.evaluation.figures import pyplot, save_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = pyplot().subplots(figsize=(7, 4))
     for row in rows:
         sizes = [(0, row["shipped head"]["macro_f1"])]
         sizes += [(int(k[1:].split()[0]), v["macro_f1"]) for k, v in row.items() if k.startswith("+") and " x" not in k]
@@ -257,8 +254,7 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.set_title("Leave one set out: a set scored by heads that never saw it")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=120)
+    save_png(fig, path, dpi=120)
 
 
 def arm_name(key: str) -> str:

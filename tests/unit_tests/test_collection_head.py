@@ -30,6 +30,15 @@ def write_collection(folder: Path) -> Path:
     return folder
 
 
+def labelled_states(items, corpus, rule=None):
+    """The model's pass replaced: a state that says the item's label, plus noise."""
+    rng = np.random.default_rng(0)
+    codes = {"SUPPORTED": 0, "CONTRADICTED": 1, "INSUFFICIENT_INFO": 2}
+    states = rng.normal(size=(len(items), 8))
+    states[np.arange(len(items)), [codes[i["kind"]] for i in items]] += 4.0
+    return states
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path / "home"))
@@ -48,12 +57,7 @@ def test_a_collection_gets_its_own_head_and_checks_on_it_use_it(home, monkeypatc
         read.extend(item["key"] for item in items)
         assert rule.name == "chain-order-1-relevant" and rule.blocks == NEW_HEAD_BLOCKS
 
-    def fake_states(items, corpus, rule=None):  # a state that says the label, plus noise
-        rng = np.random.default_rng(0)
-        codes = {"SUPPORTED": 0, "CONTRADICTED": 1, "INSUFFICIENT_INFO": 2}
-        states = rng.normal(size=(len(items), 8))
-        states[np.arange(len(items)), [codes[i["kind"]] for i in items]] += 4.0
-        return states
+    fake_states = labelled_states
 
     monkeypatch.setattr(collection_head, "extract_features", fake_read)
     monkeypatch.setattr(collection_head, "load_features", fake_states)
@@ -123,15 +127,8 @@ def test_labelled_pairs_join_the_collection_head_read_among_its_passages(home, m
     def fake_read(items, corpus, desc="", rule=None):
         read.extend(items)
 
-    def fake_states(items, corpus, rule=None):
-        rng = np.random.default_rng(1)
-        codes = {"SUPPORTED": 0, "CONTRADICTED": 1, "INSUFFICIENT_INFO": 2}
-        states = rng.normal(size=(len(items), 8))
-        states[np.arange(len(items)), [codes[i["kind"]] for i in items]] += 4.0
-        return states
-
     monkeypatch.setattr(collection_head, "extract_features", fake_read)
-    monkeypatch.setattr(collection_head, "load_features", fake_states)
+    monkeypatch.setattr(collection_head, "load_features", labelled_states)
     monkeypatch.setattr(collection_head, "answer_rows", lambda path: np.ones((4, 8)))
     labelled = write_labelled(home / "mine.jsonl")
     assert claimhop.cli.main.main(["train-verifier", "--corpus", str(folder), "--sources", "12", "--verbatim",
