@@ -235,8 +235,8 @@ SERVED_RIDGE = 1.0
 
 
 def served_pairs(rows: list[dict], evidence: str, source: Path) -> dict[str, tuple[dict[str, float], str]]:
-    """Per claim (uid), (the raw three-label probabilities, the gold label) of the newest `passages@<evidence>` eval-verify run that
-    recorded a served model's labels (`claimhop eval-verify --systems passages --model NAME`)."""
+    """Per claim (uid), (the raw three-label probabilities, the gold label) of the newest `passages@<evidence>`
+    eval-verify run that recorded a served model's labels (`claimhop eval-verify --systems passages --model NAME`)."""
     system = f"passages@{evidence}"
     rows = [row for row in rows if row.get("system") == system and "raw_supported" in (row.get("probs") or {})]
     rows = [row for row in rows if (row.get("probs") or {}).get("logprobs")]  # a fixed confidence has nothing to fit

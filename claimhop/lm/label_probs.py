@@ -91,8 +91,8 @@ def classify_served(lm, signature: type, user: str, labels: tuple[str, ...],
     LEDGER.asked()
     examples = [turn for question, label in shots
                 for turn in ({"role": "user", "content": question}, {"role": "assistant", "content": label})]
-    response = lm.forward(messages=[{"role": "system", "content": system}, *examples, {"role": "user", "content": user}],
-                          max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=TOP_TOKENS)
+    messages = [{"role": "system", "content": system}, *examples, {"role": "user", "content": user}]
+    response = lm.forward(messages=messages, max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=TOP_TOKENS)
     choice = (response.model_dump() if hasattr(response, "model_dump") else dict(response))["choices"][0]
     positions = (choice.get("logprobs") or {}).get("content") or []
     if not positions:

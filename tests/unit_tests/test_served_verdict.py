@@ -31,8 +31,9 @@ from state.context import Context
 MODEL = "openai/served-fake"
 CLAIM = "Steve Augeri is a British musician."
 # the first answer token's top logprobs: tokens that start a label count for it, the rest ("{", "The") do not
-CONTRADICTING = [{"token": "CON", "logprob": -0.2}, {"token": "S", "logprob": -2.5}, {"token": "INS", "logprob": -2.0},
-                 {"token": " Contr", "logprob": -3.0}, {"token": "{", "logprob": -4.0}, {"token": "The", "logprob": -5.0}]
+CONTRADICTING = [{"token": "CON", "logprob": -0.2}, {"token": "S", "logprob": -2.5},
+                 {"token": "INS", "logprob": -2.0}, {"token": " Contr", "logprob": -3.0},
+                 {"token": "{", "logprob": -4.0}, {"token": "The", "logprob": -5.0}]
 
 
 def expected(top: list[dict]) -> dict[str, float]:
@@ -65,7 +66,8 @@ def test_a_contradicted_answer_from_the_server_gives_a_contradicted_verdict_with
     assert out.confidence == pytest.approx(p["CONTRADICTED"], abs=1e-4) and 0.5 < out.confidence < 1.0
     assert out.reason == "read together, the 3 best passages say something else than the claim"
     assert out.probabilities["logprobs"] == 1.0 and out.calls == 1
-    assert out.facts[0]["verdict"] == "CONTRADICTED" and out.facts[0]["confidence"] == out.confidence  # the answer's lines
+    # the fact records the answer writes its lines from carry the verdict
+    assert out.facts[0]["verdict"] == "CONTRADICTED" and out.facts[0]["confidence"] == out.confidence
     # one label-probability call: the signature's instruction, the head's passages, the three-way question
     request = engine.logprob_requests[0]
     system, user = request["messages"][0]["content"], request["messages"][-1]["content"]
@@ -137,7 +139,8 @@ def test_a_fitted_calibration_moves_an_overconfident_label_and_is_held_near_the_
                  "--out", str(tmp_path / "cal.json")]) == 0
     report = json.loads((tmp_path / "cal.json").read_text())
     assert report["claims"] == 40 and report["cross_fitted"]["log_loss"] < report["identity"]["log_loss"]
-    assert load_calibration(MODEL).fitted and load_calibration(MODEL).temperature == report["fitted_on_all"]["temperature"]
+    saved = load_calibration(MODEL)
+    assert saved.fitted and saved.temperature == report["fitted_on_all"]["temperature"]
 
 
 def test_optimize_compiles_the_served_verdict_into_the_program_a_run_loads(tmp_path, monkeypatch):

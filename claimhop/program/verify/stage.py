@@ -2,8 +2,8 @@
 passages of the selected documents whole, in one pass (reading.py); a learned head turns what it read into the
 verdict (head.py); each fact of the claim (facts.py) is quoted from the passages read (quotes.py). A claim that no
 selected document names gets INSUFFICIENT_INFO with no model call (coverage.py). A served model (`--model NAME`)
-gives no state: it says SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO itself on the same passages (served.py). The head is loaded once, when the
-stage is built, and says how the passages are read (a head is trained for one reading). The other verifiers (facts,
+gives no state: it says SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO itself on the same passages (served.py). The
+head is loaded once, when the stage is built, and says how the passages are read (a head is trained for one reading). The other verifiers (facts,
 qa, single) are in alternatives/, chosen in claimhop.program.choices. Measurements (`claimhop eval-verify`,
 benchmarks) run this same module, with a reader of saved states and a held-out claim's fold head."""
 
