@@ -15,8 +15,7 @@ import pytest
 from fakes import served_fake_lm
 from test_passage_verifier import DOCS, tiny_head
 
-import claimhop.lm.provider as provider
-from claimhop.program.verify import served as served_module
+from claimhop.lm import provider
 from claimhop.program.verify.served import (
     LABELS,
     NO_LOGPROBS_CONFIDENCE,
