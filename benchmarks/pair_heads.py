@@ -61,7 +61,8 @@ def pair_items(folder: Path, sets: list[str] | None = None) -> tuple[list[dict],
     rows = read_manifest(folder)
     states = packed_states(folder)
     rows = [r for r in rows if r["id"] in states and (sets is None or r["set"] in sets)]
-    items = [{"key": r["id"], "group": r["group"], "label": r["label"], "kind": r["label"], "source": f"pair-{r['set']}",
+    items = [{"key": r["id"], "group": r["group"], "label": r["label"], "kind": r["label"],
+              "source": f"pair-{r['set']}",
               "set": r["set"]} for r in rows]
     return items, (np.stack([states[r["id"]] for r in rows]) if rows else np.zeros((0, 1536), np.float32))
 

@@ -2,12 +2,12 @@
 Wikipedia names (issue 69): each public set's pairs as {id, set, group, claim, evidence, label}, with the set's
 provenance, licence and label mapping, and the distractors a check would read beside the evidence.
 
-| set | repository : path | labels -> ours | licence |
-|---|---|---|---|
-| vitaminc-real | TalSchuster/talschuster.github.io : static/vitaminc_real.zip (test.jsonl) | SUPPORTS / REFUTES / NOT ENOUGH INFO | CC BY-SA 3.0 |
-| vitaminc-synthetic | same : static/vitaminc_synthetic.zip (test.jsonl) | SUPPORTS / REFUTES | CC BY-SA 3.0 |
-| taxinli | microsoft/TaxiNLI : taxinli10k.tsv (MNLI, 10 genres) | entailment / contradiction / neutral | C-UDA (MNLI) |
-| check-covid, healthver, climate-fever | the folders benchmarks.claim_sets makes | as there | see each folder's PROVENANCE.md |
+- vitaminc-real: TalSchuster/talschuster.github.io : static/vitaminc_real.zip (test.jsonl); SUPPORTS / REFUTES /
+  NOT ENOUGH INFO; CC BY-SA 3.0
+- vitaminc-synthetic: same : static/vitaminc_synthetic.zip (test.jsonl); SUPPORTS / REFUTES; CC BY-SA 3.0
+- taxinli: microsoft/TaxiNLI : taxinli10k.tsv (MNLI, 10 genres); entailment / contradiction / neutral; C-UDA (MNLI)
+- check-covid, healthver, climate-fever: the folders benchmarks.claim_sets makes; labels and licences in each
+  folder's PROVENANCE.md
 
 The last three are also where verdicts are measured: a pair whose group (claims sharing evidence documents) holds
 a claim of the set's reported sample (`sample-*.jsonl`) is never a pair here. SciFact and anything made from it are

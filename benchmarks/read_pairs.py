@@ -131,7 +131,8 @@ def read(sets: list[str], mirror: Path, ood: Path, context: int, limit: int, chu
             waiting.append({"id": pair.id, "set": pair.set, "group": pair.group, "label": pair.label, "key": key,
                             "read": len(titles), "evidence_read": sum(t in {d["title"] for d in pair.evidence}
                                                                       for t in titles),
-                            "chars": sum(len(m["content"]) for m in messages), "seconds": round(time.time() - started, 2)})
+                            "chars": sum(len(m["content"]) for m in messages),
+                            "seconds": round(time.time() - started, 2)})
             if len(waiting) >= chunk_size:
                 pack(folder, waiting, cache, commit)
                 waiting = []

@@ -19,7 +19,8 @@ LABELS = {
     "true": "SUPPORTED",
     "contradicted": "CONTRADICTED", "refutes": "CONTRADICTED", "refuted": "CONTRADICTED", "refute": "CONTRADICTED",
     "contradiction": "CONTRADICTED", "false": "CONTRADICTED",
-    "insufficient_info": "INSUFFICIENT_INFO", "not enough info": "INSUFFICIENT_INFO", "not_enough_info": "INSUFFICIENT_INFO",
+    "insufficient_info": "INSUFFICIENT_INFO", "not enough info": "INSUFFICIENT_INFO",
+    "not_enough_info": "INSUFFICIENT_INFO",
     "nei": "INSUFFICIENT_INFO", "neutral": "INSUFFICIENT_INFO", "notenoughinfo": "INSUFFICIENT_INFO",
 }
 FIELDS = ("claim", "evidence", "label")

@@ -36,7 +36,8 @@ def test_evidence_is_read_among_other_groups_passages_within_the_context():
 
 
 def test_a_stop_anywhere_leaves_every_set_and_label_about_equal():
-    pairs = ([pair(i, "SUPPORTED", "big") for i in range(100)] + [pair(i, "CONTRADICTED", "big") for i in range(100, 150)]
+    pairs = ([pair(i, "SUPPORTED", "big") for i in range(100)]
+             + [pair(i, "CONTRADICTED", "big") for i in range(100, 150)]
              + [pair(i, "INSUFFICIENT_INFO", "small") for i in range(10)])
     order = stratified_order(pairs)
     assert sorted(p.id for p in order) == sorted(p.id for p in pairs)
