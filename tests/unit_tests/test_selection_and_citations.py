@@ -163,9 +163,10 @@ def test_unnamed_floor_keeps_a_claim_that_names_nothing_to_its_own_search():
     # 6 abstracts the claim's search ranks s0..s5 and 2 hop candidates that mention the claim's topic more often: with
     # claim_floor 2 and top_k 4 the hops' documents take two of the four places; unnamed_floor=4 keeps the search's
     # first 4 in its order (one plain search is never ahead), and the setting is off by default
-    names = ["ALDH1", "breast cancer"]
+    names = ["quorvalide", "night-shift sleep"]
     search = [cand(f"Abstract s{i}", "A cohort study.", 0.05 - 0.005 * i) for i in range(6)]
-    hops = {f"Hop h{i}": cand(f"Hop h{i}", "ALDH1 in breast cancer, ALDH1 in breast cancer.", 0.05) for i in range(2)}
+    said = "quorvalide and night-shift sleep, quorvalide and night-shift sleep."
+    hops = {f"Hop h{i}": cand(f"Hop h{i}", said, 0.05) for i in range(2)}
     candidates = {**hops, **{c["title"]: c for c in search[:3]}}
     base = {"claim_floor": 2, "claim_k": 3, "top_k": 4}
 
