@@ -30,7 +30,7 @@ from claimhop.atomic import write_text
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.train_verifier import FOLDS, fit_logistic, fold_of, standardise, yes_logits
 from claimhop.evaluation.verifier_report import auc
-from claimhop.program.verify.head import Logistic, decide, save_head
+from claimhop.program.verify.head import Logistic, VerdictHead, save_head
 
 SUPPORT_C = (1e-4, 3e-4, 1e-3)
 KIND_C = (3e-3, 1e-2, 3e-2)
@@ -76,6 +76,8 @@ def kind_mask(items: list[dict]) -> np.ndarray:
 class Heads:
     """The support and kind heads fitted on (raw features of) a training mix, standardised on it."""
 
+    answer_rows: np.ndarray | None = None  # the output layer's yes/no rows (set once the model file is read)
+
     def __init__(self, raw: np.ndarray, items: list[dict], support_c: float | None = None,
                  kind_c: float | None = None):
         self.mean, self.scale = standardise(raw)
@@ -94,8 +96,9 @@ class Heads:
         return sig(self.support), sig(self.kind)
 
     def verdicts(self, raw: np.ndarray) -> list[str]:
-        p_s, p_c = self.probabilities(raw)
-        return [decide(float(s), float(c), 0.5)[0] for s, c in zip(p_s, p_c)]
+        """Each state's label as the verify stage's head decides it (raw: the state, then its yes-logit)."""
+        head = VerdictHead(self.mean, self.scale, Heads.answer_rows, self.support, self.kind, 0.5, (0.0, 0.0))
+        return [head.label(state) for state in raw[:, :-1]]
 
 
 def fit_grid(x: np.ndarray, y: np.ndarray, groups: list[str], grid: tuple[float, ...], c: float | None,
@@ -139,11 +142,9 @@ def shipped_head_scores(raw: np.ndarray, items: list[dict]) -> dict:
     from claimhop.program.verify.head import load_head
 
     head = load_head()
-    x = (raw - head.mean) / head.scale
-    p_s = 1 / (1 + np.exp(-(x @ head.support.weights + head.support.bias)))
-    p_c = 1 / (1 + np.exp(-(x @ head.kind.weights + head.kind.bias)))
-    verdicts = [decide(float(s), float(c), head.threshold)[0] for s, c in zip(p_s, p_c)]
-    return scored(items, verdicts, p_s)
+    states = raw[:, :-1]
+    p_s = np.array([head.probabilities(state)["supported"] for state in states])
+    return scored(items, [head.label(state) for state in states], p_s)
 
 
 def leave_one_set_out(base: list[dict], base_raw: np.ndarray, pairs: list[dict], pair_raw: np.ndarray,
@@ -305,6 +306,7 @@ def main(argv: list[str] | None = None) -> None:
     from claimhop.lm.weights import gguf_path
 
     rows_out = answer_rows(gguf_path())
+    Heads.answer_rows = rows_out
     base, base_states = shipped_items()
     base_raw = raw_features(base_states, rows_out)
     pairs, pair_states = pair_items(args.pairs)

@@ -90,6 +90,12 @@ class VerdictHead:
         return {"supported": self.support_for(uid).probability(x), "contradicted_if_not": self.kind.probability(x),
                 "yes": float(1.0 / (1.0 + np.exp(-np.clip(self.yes_logit(state), -50, 50))))}
 
+    def label(self, state: np.ndarray) -> str:
+        """The head's own label for a read state, with no rule of the stage around it (no opposite read, no quote
+        rule): what a comparison of heads on states read once scores (benchmarks.pair_heads)."""
+        probs = self.probabilities(state)
+        return decide(probs["supported"], probs["contradicted_if_not"], self.threshold)[0]
+
 
 def reading_of(provenance: dict) -> ReadingRule:
     """The reading a head's provenance names: its rule, layer and passage budget (chain-order-1 at full depth for
