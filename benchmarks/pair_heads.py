@@ -30,7 +30,7 @@ from claimhop.atomic import write_text
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.train_verifier import FOLDS, fit_logistic, fold_of, standardise, yes_logits
 from claimhop.evaluation.verifier_report import auc
-from claimhop.program.verify.head import Logistic, VerdictHead, save_head
+from claimhop.program.verify.head import VerdictHead, save_head
 
 SUPPORT_C = (1e-4, 3e-4, 1e-3)
 KIND_C = (3e-3, 1e-2, 3e-2)
@@ -84,11 +84,11 @@ class Heads:
         x = (raw - self.mean) / self.scale
         groups = [i["group"] for i in items]
         y = np.array([i["label"] == SUPPORTED for i in items], dtype=int)
-        self.support, self.support_c = fit_grid(x, y, groups, SUPPORT_C, support_c, balanced=True)
+        self.support, self.support_c = fit_logistic(x, y, groups, support_c, balanced=True, grid=SUPPORT_C)
         mask = kind_mask(items)
         yk = np.array([i.get("kind") == CONTRADICTED for i in items], dtype=int)
-        self.kind, self.kind_c = fit_grid(x[mask], yk[mask], [g for g, m in zip(groups, mask) if m], KIND_C,
-                                          kind_c, balanced=True)
+        self.kind, self.kind_c = fit_logistic(x[mask], yk[mask], [g for g, m in zip(groups, mask) if m], kind_c,
+                                              balanced=True, grid=KIND_C)
 
     def probabilities(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = (raw - self.mean) / self.scale
@@ -99,19 +99,6 @@ class Heads:
         """Each state's label as the verify stage's head decides it (raw: the state, then its yes-logit)."""
         head = VerdictHead(self.mean, self.scale, Heads.answer_rows, self.support, self.kind, 0.5, (0.0, 0.0))
         return [head.label(state) for state in raw[:, :-1]]
-
-
-def fit_grid(x: np.ndarray, y: np.ndarray, groups: list[str], grid: tuple[float, ...], c: float | None,
-             balanced: bool) -> tuple[Logistic, float]:
-    """fit_logistic with C chosen on this grid by grouped 5-fold log-loss inside (x, y) (nested in any outer
-    split), or the given C."""
-    import claimhop.evaluation.train_verifier as tv
-
-    saved, tv.C_GRID = tv.C_GRID, grid
-    try:
-        return fit_logistic(x, y, groups, c=c, balanced=balanced)
-    finally:
-        tv.C_GRID = saved
 
 
 def macro3(gold: list[str], predicted: list[str]) -> float:
@@ -225,13 +212,14 @@ def hover_dev(base: list[dict], base_raw: np.ndarray, pair_raw: np.ndarray, pair
 def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict) -> None:
     """A head file `load_head` reads (no dev fold heads: it is measured on sets it never saw)."""
     from claimhop.lm.weights import QWEN_CODER_1_5B
+    from claimhop.program.verify.head import load_head
     from claimhop.program.verify.reading import reading_rule
 
     rule = reading_rule()
     arrays = {"mean": heads.mean, "scale": heads.scale, "answer_rows": rows,
               "support_weights": heads.support.weights, "support_bias": np.array(heads.support.bias),
               "kind_weights": heads.kind.weights, "kind_bias": np.array(heads.kind.bias),
-              "threshold": np.array(0.5), "yes_calibration": np.array([0.3732501915349361, -3.4239349246641386]),
+              "threshold": np.array(0.5), "yes_calibration": np.array(load_head().yes_calibration),
               "fold_weights": np.zeros((0, heads.mean.shape[0])), "fold_biases": np.zeros(0)}
     provenance = {"what": "claimhop's passage verifier head trained with labelled pairs of many genres "
                           "(benchmarks.pair_heads)", "command": "python -m benchmarks.pair_heads --heads",

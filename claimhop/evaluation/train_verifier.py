@@ -65,7 +65,7 @@ def yes_logits(states: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | None = None,
-                 balanced: bool = False) -> tuple[Logistic, float]:
+                 balanced: bool = False, grid: tuple[float, ...] = C_GRID) -> tuple[Logistic, float]:
     """L2 logistic regression; C chosen by grouped 5-fold log-loss on (x, y) when not given. `balanced`: both
     classes weigh the same in the fit (and in choosing C), whatever their shares in the training items."""
     from sklearn.linear_model import LogisticRegression
@@ -76,7 +76,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | Non
     sample_weight = np.where(y == 1, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9)) if balanced else None
     if c is None:
         losses = {}
-        for candidate in C_GRID:
+        for candidate in grid:
             predicted = np.zeros(len(y))
             for train, test in GroupKFold(n_splits=5).split(x, y, groups):
                 model = LogisticRegression(C=candidate, max_iter=2000, class_weight=weight).fit(x[train], y[train])
