@@ -34,6 +34,7 @@ from claimhop.program.verify.head import VerdictHead, save_head
 
 SUPPORT_C = (1e-4, 3e-4, 1e-3)
 KIND_C = (3e-3, 1e-2, 3e-2)
+RATIOS = (0.25, 1.0, 4.0)  # the pairs' total weight against the shipped head's items, chosen nested
 
 
 def shipped_items() -> tuple[list[dict], np.ndarray]:
@@ -79,16 +80,18 @@ class Heads:
     answer_rows: np.ndarray | None = None  # the output layer's yes/no rows (set once the model file is read)
 
     def __init__(self, raw: np.ndarray, items: list[dict], support_c: float | None = None,
-                 kind_c: float | None = None):
+                 kind_c: float | None = None, weights: np.ndarray | None = None):
         self.mean, self.scale = standardise(raw)
         x = (raw - self.mean) / self.scale
         groups = [i["group"] for i in items]
+        w = np.ones(len(items)) if weights is None else weights
         y = np.array([i["label"] == SUPPORTED for i in items], dtype=int)
-        self.support, self.support_c = fit_logistic(x, y, groups, support_c, balanced=True, grid=SUPPORT_C)
+        self.support, self.support_c = fit_logistic(x, y, groups, support_c, balanced=True, grid=SUPPORT_C,
+                                                    weights=w)
         mask = kind_mask(items)
         yk = np.array([i.get("kind") == CONTRADICTED for i in items], dtype=int)
         self.kind, self.kind_c = fit_logistic(x[mask], yk[mask], [g for g, m in zip(groups, mask) if m], kind_c,
-                                              balanced=True, grid=KIND_C)
+                                              balanced=True, grid=KIND_C, weights=w[mask])
 
     def probabilities(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = (raw - self.mean) / self.scale
@@ -118,7 +121,31 @@ def scored(items: list[dict], verdicts: list[str], p_support: np.ndarray) -> dic
     contradicted = [v for g, v in zip(gold, verdicts) if g == CONTRADICTED]
     return {"pairs": len(items), "macro_f1": round(macro3(gold, verdicts), 1),
             "contradicted": f"{sum(v == CONTRADICTED for v in contradicted)}/{len(contradicted)}",
-            "auc": round(auc(np.array([g == SUPPORTED for g in gold], dtype=int), p_support), 3)}
+            "auc": round(auc(np.array([g == SUPPORTED for g in gold], dtype=int), p_support), 3),
+            "verdicts": {i["key"]: v for i, v in zip(items, verdicts)}}
+
+
+def pooled(rows: list[dict], pairs: list[dict]) -> dict[str, dict]:
+    """Every held-out set's verdicts together, per arm (the largest size of each kind): 3-class macro-F1,
+    contradicted recognised, and pairs gained and lost against the shipped head (exact McNemar)."""
+    gold = {i["key"]: i["label"] for i in pairs}
+    arms: dict[str, dict[str, str]] = {}
+    for row in rows:
+        for key, value in row.items():
+            if key == "shipped head" or key.startswith("+"):
+                arms.setdefault(arm_name(key), {}).update(value["verdicts"])  # later (larger) sizes win
+    base = arms["shipped head"]
+    out = {}
+    for arm, verdicts in arms.items():
+        keys = sorted(verdicts)
+        gained = sum(verdicts[k] == gold[k] != base[k] for k in keys)
+        lost = sum(base[k] == gold[k] != verdicts[k] for k in keys)
+        contradicted = [k for k in keys if gold[k] == CONTRADICTED]
+        out[arm] = {"pairs": len(keys), "macro_f1": round(macro3([gold[k] for k in keys],
+                                                                 [verdicts[k] for k in keys]), 1),
+                    "contradicted": f"{sum(verdicts[k] == CONTRADICTED for k in contradicted)}/{len(contradicted)}",
+                    "gained": gained, "lost": lost, "p": round(mcnemar_exact(gained, lost), 4)}
+    return out
 
 
 def raw_features(states: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -134,10 +161,37 @@ def shipped_head_scores(raw: np.ndarray, items: list[dict]) -> dict:
     return scored(items, [head.label(state) for state in states], p_s)
 
 
+def pair_weights(n_base: int, pairs: list[dict], ratio: float) -> np.ndarray:
+    """Each item's weight in a fit when the pairs together weigh `ratio` times the shipped head's items (which
+    count 1 each): the pairs' share is a choice, not an accident of how many were read."""
+    return np.r_[np.ones(n_base), np.full(len(pairs), ratio * n_base / max(len(pairs), 1))]
+
+
+def chosen_ratio(base: list[dict], base_raw: np.ndarray, pairs: list[dict], pair_raw: np.ndarray,
+                 ratios: tuple[float, ...] = RATIOS) -> tuple[float, dict[float, float]]:
+    """The pairs' weight chosen by leave-one-set-out *inside* a training mix (the nested step of issue 69): each
+    of its sets scored by heads fitted on the base items and the mix's other sets, C fixed at the grids' middle to
+    keep it affordable; the ratio with the best mean 3-class macro-F1 over those sets."""
+    sets = sorted({i["set"] for i in pairs})
+    scores: dict[float, float] = {}
+    for ratio in ratios:
+        f1 = []
+        for inner in sets:
+            keep = np.array([i["set"] != inner for i in pairs])
+            kept = [p for p, k in zip(pairs, keep) if k]
+            heads = Heads(np.vstack([base_raw, pair_raw[keep]]), [*base, *kept], SUPPORT_C[1], KIND_C[1],
+                          pair_weights(len(base), kept, ratio))
+            held = [p for p, k in zip(pairs, keep) if not k]
+            f1.append(macro3([i["label"] for i in held], heads.verdicts(pair_raw[~keep])))
+        scores[ratio] = round(float(np.mean(f1)), 1)
+    return max(scores, key=scores.get), scores
+
+
 def leave_one_set_out(base: list[dict], base_raw: np.ndarray, pairs: list[dict], pair_raw: np.ndarray,
-                      sizes: tuple[int, ...]) -> list[dict]:
+                      sizes: tuple[int, ...], weigh: bool = True) -> list[dict]:
     """Per pair set: the shipped head, and heads trained on the base items plus up to N pairs of the other sets
-    (each N of `sizes`, stratified prefix of the read order), scored on that set's pairs."""
+    (each N of `sizes`, stratified prefix of the read order), scored on that set's pairs: the pairs counted as
+    read, and (`weigh`) weighed by the ratio chosen inside the training mix (chosen_ratio)."""
     sets = sorted({i["set"] for i in pairs})
     rows = []
     for held in sets:
@@ -147,42 +201,40 @@ def leave_one_set_out(base: list[dict], base_raw: np.ndarray, pairs: list[dict],
                "labels": dict(Counter(i["label"] for i in test_items)),
                "shipped head": shipped_head_scores(pair_raw[test], test_items)}
         for n in sizes:
-            for weighted in (False, True):
-                train_idx = np.flatnonzero(~test)[:n]
-                # weighted: the pairs repeated until they weigh about as much as the shipped head's items (a
-                # logistic fit on repeated rows is a weighted fit; repeats share a group, so C's folds keep them)
-                times = max(1, round(len(base) / max(len(train_idx), 1))) if weighted else 1
-                chosen = np.tile(train_idx, times)
-                items = [*base, *(pairs[k] for k in chosen)]
-                heads = Heads(np.vstack([base_raw, pair_raw[chosen]]), items)
+            train_idx = np.flatnonzero(~test)[:n]
+            train = [pairs[k] for k in train_idx]
+            arms: list[tuple[str, np.ndarray | None, dict]] = [(f"+{len(train_idx)} pairs", None, {})]
+            if weigh:
+                ratio, by_ratio = chosen_ratio(base, base_raw, train, pair_raw[train_idx])
+                arms.append((f"+{len(train_idx)} pairs w{ratio:g}", pair_weights(len(base), train, ratio),
+                             {"ratio": ratio, "inner macro_f1 by ratio": by_ratio}))
+            for arm, weights, extra in arms:
+                heads = Heads(np.vstack([base_raw, pair_raw[train_idx]]), [*base, *train], weights=weights)
                 p_s, _ = heads.probabilities(pair_raw[test])
-                arm = f"+{len(train_idx)} pairs" + (f" x{times}" if weighted else "")
                 row[arm] = {**scored(test_items, heads.verdicts(pair_raw[test]), p_s),
-                            "C": [heads.support_c, heads.kind_c]}
+                            "C": [heads.support_c, heads.kind_c], **extra}
                 print(held, arm, row[arm], flush=True)
         rows.append(row)
     return rows
 
 
-def repeated(pairs: list[dict], pair_raw: np.ndarray, times: int) -> tuple[list[dict], np.ndarray]:
-    """The pairs repeated `times` (a weighted fit, groups kept)."""
-    return [p for _ in range(times) for p in pairs], np.tile(pair_raw, (times, 1))
-
-
-def hover_dev(base: list[dict], base_raw: np.ndarray, pair_raw: np.ndarray, pairs: list[dict]) -> dict:
+def hover_dev(base: list[dict], base_raw: np.ndarray, pair_raw: np.ndarray, pairs: list[dict],
+              ratio: float | None = None) -> dict:
     """HoVer dev claims on claimhop's documents, each judged by a head trained without its fold (as the shipped
-    head's fold heads do), with and without the pairs; paired by claim."""
+    head's fold heads do), with and without the pairs (weighing `ratio` times the base items, or as read);
+    paired by claim."""
     dev = np.array([i["source"] == "dev-retrieved" for i in base])
     fold = np.array([fold_of(i["group"]) if i["source"].startswith("dev-") else -1 for i in base])
     right: dict[str, dict[str, bool]] = {"without pairs": {}, "with pairs": {}}
     heads_c: dict[str, tuple] = {}
     for name, extra_raw, extra in (("without pairs", pair_raw[:0], []), ("with pairs", pair_raw, pairs)):
-        whole = Heads(np.vstack([base_raw, extra_raw]), [*base, *extra])  # C chosen once on the whole mix
+        weigh = (lambda n: pair_weights(n, extra, ratio)) if ratio and extra else (lambda n: None)  # noqa: E731
+        whole = Heads(np.vstack([base_raw, extra_raw]), [*base, *extra], weights=weigh(len(base)))  # C chosen once
         heads_c[name] = (whole.support_c, whole.kind_c)
         for k in range(FOLDS):
             keep = fold != k
             heads = Heads(np.vstack([base_raw[keep], extra_raw]), [*(b for b, m in zip(base, keep) if m), *extra],
-                          whole.support_c, whole.kind_c)
+                          whole.support_c, whole.kind_c, weigh(int(keep.sum())))
             out = dev & (fold == k)
             p_s, _ = heads.probabilities(base_raw[out])
             for item, p in zip((b for b, m in zip(base, out) if m), p_s):
@@ -195,7 +247,7 @@ def hover_dev(base: list[dict], base_raw: np.ndarray, pair_raw: np.ndarray, pair
         pairs2 = [(labels[u], labels[u] if ok else ("NOT_SUPPORTED" if labels[u] == SUPPORTED else SUPPORTED))
                   for u, ok in by.items()]
         summary[name] = {"macro_f1": round(100 * (macro_f1(pairs2) or 0), 1), "right": sum(by.values()),
-                         "claims": len(by), "C": heads_c[name]}
+                         "claims": len(by), "C": heads_c[name], "pairs weigh": ratio if name == "with pairs" else None}
     # do states of short contexts (a pair among ~600 characters) teach a head that works on long ones (HoVer dev
     # read with 3,000)? A head on the pairs alone, AUC of P(supported) on the dev claims
     only = Heads(pair_raw, pairs)
@@ -237,9 +289,15 @@ def plot(rows: list[dict], path: Path) -> None:
     fig, ax = pyplot().subplots(figsize=(7, 4))
     for row in rows:
         sizes = [(0, row["shipped head"]["macro_f1"])]
-        sizes += [(int(k[1:].split()[0]), v["macro_f1"]) for k, v in row.items() if k.startswith("+") and " x" not in k]
-        ax.plot(*zip(*sizes), marker="o", label=f"{row['set']} ({row['pairs']} pairs)")
-    ax.set_xlabel("pairs of the other sets trained on (0: the shipped head)")
+        color = None
+        for weighed in (False, True):
+            points = sizes + [(int(k[1:].split()[0]), v["macro_f1"]) for k, v in row.items()
+                              if k.startswith("+") and (" w" in k) == weighed]
+            line = ax.plot(*zip(*points), marker="o", linestyle="--" if weighed else "-",
+                           label=f"{row['set']} ({row['pairs']} pairs)" if not weighed else None,
+                           color=color)
+            color = line[0].get_color()
+    ax.set_xlabel("pairs of the other sets trained on (0: the shipped head; dashed: weighed, ratio chosen nested)")
     ax.set_ylabel("3-class macro-F1 on the held-out set's pairs")
     ax.set_title("Leave one set out: a set scored by heads that never saw it")
     ax.legend(fontsize=7)
@@ -248,25 +306,34 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def arm_name(key: str) -> str:
-    """A row's arm as a column: the shipped head, the other sets' pairs, or those pairs repeated."""
+    """A row's arm as a column: the shipped head, the other sets' pairs as read, or weighed (ratio chosen nested)."""
     if key == "shipped head":
         return key
-    return "+ other sets' pairs, repeated" if " x" in key else "+ other sets' pairs"
+    return "+ other sets' pairs, weighed" if " w" in key else "+ other sets' pairs"
 
 
-def markdown(rows: list[dict], dev: dict | None, folder: Path) -> str:
+def markdown(rows: list[dict], dev: dict | None, folder: Path, pairs: list[dict] | None = None) -> str:
     arms = list(dict.fromkeys(arm_name(k) for r in rows for k in r if k == "shipped head" or k.startswith("+")))
     lines = [f"# Leave one set out: pairs of `{folder}`", "",
              "Each set's pairs scored by heads that never saw a pair of that set (`python -m benchmarks.pair_heads`): "
-             "the shipped head, and heads trained on the shipped head's items plus the other sets' pairs (as read, or "
-             "repeated until they weigh about as much). Cells: 3-class macro-F1 / contradicted recognised / AUC of "
-             "the support head (pairs trained on).", "",
+             "the shipped head, and heads trained on the shipped head's items plus the other sets' pairs, counted as "
+             "read or weighed: together they weigh R times the shipped head's items, R in "
+             f"{', '.join(f'{r:g}' for r in RATIOS)} chosen by leave-one-set-out inside the training mix (nested). "
+             "Cells: 3-class macro-F1 / contradicted recognised / AUC of the support head (pairs trained on; R).",
+             "",
              "| held-out set | pairs | " + " | ".join(arms) + " |", "|---|---|" + "---|" * len(arms)]
     for r in rows:
         cells = {arm_name(k): f"{v['macro_f1']} / {v['contradicted']} / {v['auc']}"
-                 + (f" ({k.split()[0][1:]}{' ' + k.split()[-1] if ' x' in k else ''})" if k.startswith("+") else "")
+                 + (f" ({k.split()[0][1:]}{'; R ' + k.split()[-1][1:] if ' w' in k else ''})"
+                    if k.startswith("+") else "")
                  for k, v in r.items() if k == "shipped head" or k.startswith("+")}
         lines.append(f"| {r['set']} | {r['pairs']} | " + " | ".join(cells.get(a, "-") for a in arms) + " |")
+    if pairs:
+        together = pooled(rows, pairs)
+        lines.append(f"| **pooled** | {together['shipped head']['pairs']} | " + " | ".join(
+            f"{together[a]['macro_f1']} / {together[a]['contradicted']}"
+            + ("" if a == "shipped head" else f" (+{together[a]['gained']} -{together[a]['lost']}, "
+                                             f"p = {together[a]['p']:g})") for a in arms) + " |")
     if dev:
         lines += ["", "HoVer dev, 169 claims on claimhop's documents, 2-class macro-F1, each claim judged by a head "
                   "trained without its fold:", "",
@@ -285,8 +352,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="100000", help="comma-separated numbers of other sets' pairs")
     parser.add_argument("--heads", type=Path, help="write the left-out and all-pairs heads here")
     parser.add_argument("--no-dev", action="store_true", help="skip the HoVer dev comparison")
-    parser.add_argument("--repeat-pairs", action="store_true", help="HoVer dev and the written heads: the pairs "
-                        "weigh about as much as the shipped head's items (repeated)")
+    parser.add_argument("--as-read", action="store_true", help="no weighed arm: HoVer dev and the written heads "
+                        "count each pair as one item")
     args = parser.parse_args(argv)
     if not args.pairs.is_dir():
         parser.error(f"--pairs {args.pairs}: no such folder (read pairs with `python -m benchmarks.read_pairs`)")
@@ -302,25 +369,29 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"no packed pairs in {args.pairs}")
     pair_raw = raw_features(pair_states, rows_out)
     sizes = tuple(int(s) for s in args.sizes.split(","))
-    rows = leave_one_set_out(base, base_raw, pairs, pair_raw, sizes)
-    times = max(1, round(len(base) / len(pairs))) if args.repeat_pairs else 1
-    dev = None if args.no_dev else hover_dev(base, base_raw, *reversed(repeated(pairs, pair_raw, times)))
+    rows = leave_one_set_out(base, base_raw, pairs, pair_raw, sizes, not args.as_read)
+    ratio = None if args.as_read else chosen_ratio(base, base_raw, pairs, pair_raw)[0]
+    dev = None if args.no_dev else hover_dev(base, base_raw, pair_raw, pairs, ratio)
     args.out.mkdir(parents=True, exist_ok=True)
     write_text(args.out / "loso.json", json.dumps({"pairs": str(args.pairs), "rows": rows, "hover_dev": dev},
                                                   indent=1) + "\n")
-    write_text(args.out / "loso.md", markdown(rows, dev, args.pairs))
+    write_text(args.out / "loso.md", markdown(rows, dev, args.pairs, pairs))
     plot(rows, args.out / "loso.png")
-    print(markdown(rows, dev, args.pairs))
+    print(markdown(rows, dev, args.pairs, pairs))
     if args.heads:
         counts = Counter(i["set"] for i in pairs)
         for held in [*sorted(counts), None]:
             keep = np.array([i["set"] != held for i in pairs])
-            kept, kept_raw = repeated([p for p, k in zip(pairs, keep) if k], pair_raw[keep], times)
-            heads = Heads(np.vstack([base_raw, kept_raw]), [*base, *kept])
+            kept = [p for p, k in zip(pairs, keep) if k]
+            # the ratio the left-out set's row chose inside this very mix (its largest size), or chosen on all pairs
+            row_ratio = next((v["ratio"] for r in rows if r["set"] == held for k, v in reversed(r.items())
+                              if k.startswith("+") and " w" in k and int(k[1:].split()[0]) == len(kept)), ratio)
+            heads = Heads(np.vstack([base_raw, pair_raw[keep]]), [*base, *kept],
+                          weights=pair_weights(len(base), kept, row_ratio) if row_ratio else None)
             name = f"pairs-without-{held}" if held else "pairs-all"
             write_head(args.heads / f"{name}.npz", heads, rows_out, {
                 "shipped head's items": len(base), "pairs": {s: n for s, n in counts.items() if s != held},
-                "pairs repeated": times,
+                "pairs weigh (times the shipped head's items)": row_ratio,
                 "pairs folder": str(args.pairs), "sets": "benchmarks.pair_sets (licences and provenance there)"})
             print(f"wrote {args.heads / name}.npz")
 

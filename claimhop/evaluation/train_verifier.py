@@ -65,25 +65,30 @@ def yes_logits(states: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | None = None,
-                 balanced: bool = False, grid: tuple[float, ...] = C_GRID) -> tuple[Logistic, float]:
+                 balanced: bool = False, grid: tuple[float, ...] = C_GRID,
+                 weights: np.ndarray | None = None) -> tuple[Logistic, float]:
     """L2 logistic regression; C chosen by grouped 5-fold log-loss on (x, y) when not given. `balanced`: both
-    classes weigh the same in the fit (and in choosing C), whatever their shares in the training items."""
+    classes weigh the same in the fit (and in choosing C), whatever their shares in the training items. `weights`:
+    how much each item counts (a set of labelled pairs weighed against the rest), in the fit and in choosing C."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import log_loss
     from sklearn.model_selection import GroupKFold
 
-    weight = "balanced" if balanced else None
-    sample_weight = np.where(y == 1, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9)) if balanced else None
+    item = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    share = np.average(y, weights=item)
+    balance = np.where(y == 1, 0.5 / max(share, 1e-9), 0.5 / max(1 - share, 1e-9)) if balanced else np.ones(len(y))
+    sample_weight = item * balance
     if c is None:
         losses = {}
         for candidate in grid:
             predicted = np.zeros(len(y))
             for train, test in GroupKFold(n_splits=5).split(x, y, groups):
-                model = LogisticRegression(C=candidate, max_iter=2000, class_weight=weight).fit(x[train], y[train])
+                model = LogisticRegression(C=candidate, max_iter=2000).fit(x[train], y[train],
+                                                                           sample_weight=sample_weight[train])
                 predicted[test] = model.predict_proba(x[test])[:, 1]
             losses[candidate] = log_loss(y, np.clip(predicted, 1e-6, 1 - 1e-6), sample_weight=sample_weight)
         c = min(losses, key=losses.get)
-    model = LogisticRegression(C=c, max_iter=2000, class_weight=weight).fit(x, y)
+    model = LogisticRegression(C=c, max_iter=2000).fit(x, y, sample_weight=sample_weight)
     return Logistic(model.coef_[0].astype(np.float64), float(model.intercept_[0])), c
 
 

@@ -389,3 +389,22 @@ def test_a_head_fitted_with_balanced_classes_calls_the_rarer_label_as_often_as_i
     assert said["plain"] < 0.15  # the common label wins almost every time
     assert 0.35 <= said["balanced"] <= 0.65
     assert load_head().provenance["support_head"]["class_weight"] == "balanced"
+
+
+def test_an_item_weighed_zero_is_as_if_it_were_not_there_and_a_heavier_set_pulls_the_head_its_way():
+    """Labelled pairs of other genres are weighed against the Wikipedia items (benchmarks.pair_heads): a weight
+    must act as a count, so a set weighed 0 leaves the head as the rest alone would fit it."""
+    from claimhop.evaluation.train_verifier import fit_logistic
+
+    rng = np.random.default_rng(1)
+    y = (rng.random(400) < 0.5).astype(int)
+    x = y[:, None] * 0.8 + rng.normal(size=(400, 3))
+    flipped = 1 - y  # a second "set" labelled the other way round
+    groups = [str(i) for i in range(800)]
+    both_x, both_y = np.vstack([x, x]), np.concatenate([y, flipped])
+    alone, _ = fit_logistic(x, y, groups[:400], c=1.0, balanced=True)
+    ignored, _ = fit_logistic(both_x, both_y, groups, c=1.0, balanced=True,
+                              weights=np.r_[np.ones(400), np.zeros(400)])
+    assert np.allclose(alone.weights, ignored.weights, atol=1e-3)
+    heavier, _ = fit_logistic(both_x, both_y, groups, c=1.0, balanced=True, weights=np.r_[np.ones(400), 3 * np.ones(400)])
+    assert np.all(np.sign(heavier.weights[:1]) == -np.sign(alone.weights[:1]))  # the heavier, flipped set wins

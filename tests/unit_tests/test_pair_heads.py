@@ -1,0 +1,69 @@
+"""Leave one set out (benchmarks.pair_heads): a set's pairs are scored only by heads that never saw a pair of it,
+and the pairs' weight is chosen inside the training mix. Synthetic states stand in for the model's (this test is
+about the bookkeeping of the cross-validation; the heads on real reads are measured by the benchmark itself)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks import pair_heads
+from benchmarks.pair_heads import Heads, chosen_ratio, leave_one_set_out, pooled
+from benchmarks.pair_sets import CONTRADICTED, INSUFFICIENT, SUPPORTED
+
+DIM = 1536  # the bundled model's state: the shipped head, always the first arm, reads it
+LABELS = (SUPPORTED, CONTRADICTED, INSUFFICIENT)
+
+
+def toy_set(name: str, n: int, rng: np.random.Generator, flip: bool = False) -> tuple[list[dict], np.ndarray]:
+    """Pairs whose label is written in the first three dimensions of the state (swapped for support and
+    contradiction when `flip`: a set whose labels only its own pairs can teach)."""
+    labels = [LABELS[i % 3] for i in range(n)]
+    states = np.zeros((n, DIM))
+    states[:, :8] = rng.normal(scale=0.3, size=(n, 8))  # the rest of the state says nothing
+    for row, label in enumerate(labels):
+        seen = {SUPPORTED: CONTRADICTED, CONTRADICTED: SUPPORTED}.get(label, label) if flip else label
+        states[row, LABELS.index(seen)] += 3.0
+    items = [{"key": f"{name}:{i}", "group": f"{name}:g{i}", "label": label, "kind": label,
+              "source": f"pair-{name}", "set": name} for i, label in enumerate(labels)]
+    return items, states
+
+
+def raw_of(states: np.ndarray) -> np.ndarray:
+    return pair_heads.raw_features(states, Heads.answer_rows)
+
+
+def test_a_set_is_scored_by_heads_that_never_saw_it_and_pooled_against_the_shipped_head(monkeypatch):
+    rng = np.random.default_rng(0)
+    Heads.answer_rows = rng.normal(scale=0.01, size=(4, DIM))
+    monkeypatch.setattr(pair_heads, "SUPPORT_C", (1.0,))
+    monkeypatch.setattr(pair_heads, "KIND_C", (1.0,))
+    base, base_states = toy_set("base", 60, rng)
+    sets = [toy_set(name, 45, rng) for name in ("alpha", "beta")] + [toy_set("odd", 45, rng, flip=True)]
+    pairs = [i for items, _ in sets for i in items]
+    pair_raw = raw_of(np.vstack([states for _, states in sets]))
+    rows = leave_one_set_out(base, raw_of(base_states), pairs, pair_raw, (1000,), weigh=False)
+    by_set = {row["set"]: row["+90 pairs"] for row in rows}
+    assert by_set["alpha"]["macro_f1"] > 90 and by_set["beta"]["macro_f1"] > 90
+    # had the odd set's own pairs been in its heads' training, they would have taught its swapped labels
+    assert by_set["odd"]["macro_f1"] < 50
+    assert set(by_set["odd"]["verdicts"]) == {i["key"] for i in pairs if i["set"] == "odd"}
+    together = pooled(rows, pairs)["+ other sets' pairs"]
+    assert together["pairs"] == len(pairs)
+    shipped = {k: v for row in rows for k, v in row["shipped head"]["verdicts"].items()}
+    ours = {k: v for row in rows for k, v in row["+90 pairs"]["verdicts"].items()}
+    gold = {i["key"]: i["label"] for i in pairs}
+    assert together["gained"] == sum(ours[k] == gold[k] != shipped[k] for k in gold)
+    assert together["lost"] == sum(shipped[k] == gold[k] != ours[k] for k in gold)
+
+
+def test_the_pairs_weight_is_chosen_on_the_training_sets_alone(monkeypatch):
+    """Base items that teach the wrong labels: the mix's own sets, each held out in turn, choose to weigh the
+    pairs more; a set outside the mix has no say."""
+    rng = np.random.default_rng(1)
+    Heads.answer_rows = rng.normal(scale=0.01, size=(4, DIM))
+    base, base_states = toy_set("base", 90, rng, flip=True)
+    sets = [toy_set(name, 30, rng) for name in ("alpha", "beta", "gamma")]
+    pairs = [i for items, _ in sets for i in items]
+    ratio, by_ratio = chosen_ratio(base, raw_of(base_states), pairs, raw_of(np.vstack([s for _, s in sets])),
+                                   ratios=(0.25, 4.0))
+    assert ratio == 4.0 and by_ratio[4.0] > by_ratio[0.25]
