@@ -36,3 +36,12 @@ def test_a_malformed_or_unknown_setting_is_a_usage_error_before_anything_loads(m
         with pytest.raises(SystemExit) as exit_info:
             main()
         assert exit_info.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_a_two_label_sample_is_scored_on_its_two_labels_and_a_not_enough_info_verdict_stays_wrong():
+    from benchmarks.out_of_domain import sample_macro_f1
+
+    right = [("SUPPORTED", "SUPPORTED"), ("CONTRADICTED", "CONTRADICTED")]
+    assert sample_macro_f1(right) == 100.0  # not two thirds of it for a label the sample does not have
+    hedged = [("SUPPORTED", "SUPPORTED"), ("CONTRADICTED", "INSUFFICIENT_INFO")]
+    assert sample_macro_f1(hedged) == 50.0  # supported 1.0, contradicted 0.0: the hedge costs its claim
