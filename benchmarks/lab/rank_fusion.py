@@ -271,6 +271,24 @@ def report(samples: list[Sample], passage_table: dict, table: dict) -> list[str]
     return lines + [""]
 
 
+def unranked_once(root: Path, cache: Path | None, name: str = "check-covid") -> list[str]:
+    """Documents once on a set with no claimhop rows (Check-COVID), where it needs no model: a claim that names
+    nothing keeps its search's first 10 (claim_floor) and is read in that order, so when those 10 hold 5 documents
+    its first 5 under the rule are exactly the first passage of each of them; the default's first 5 are the search's."""
+    claims = [c for c in read_claims(next((root / name).glob("sample-*.jsonl"))) if c.gold]
+    document_of = searched(claims, str(root / name / "documents"), cache and cache / f"{name}.json")
+    exact = [c for c in claims if names_nothing(c, [], c.claim_ranking[:TOP_K])
+             and len(set(document_of.get(t, t) for t in c.claim_ranking[:10])) >= 5]
+    before = {c.uid: by_document(c.claim_ranking, c.gold, 5) for c in exact}
+    after = {c.uid: by_document(documents_once(c.claim_ranking[:10], document_of), c.gold, 5) for c in exact}
+    gained = sum(after[u] and not before[u] for u in before)
+    lost = sum(before[u] and not after[u] for u in before)
+    return [f"On {name} (no claimhop rows; {len(exact)} of {len(claims)} claims name nothing and have 5 documents among "
+            f"their search's first 10, so the rule's first 5 need no model): documents once @5 {share(after)} against "
+            f"the default's (= hybrid's) {share(before)} by document, +{gained} -{lost} "
+            f"(p = {mcnemar_exact(gained, lost):.2g}).", ""]
+
+
 def hybrid_hits(s: Sample, k: int) -> dict[str, bool]:
     return {c.uid: s.hit(s.hybrid[c.uid], c.gold, k) for c in s.claims}
 
@@ -286,7 +304,7 @@ def main() -> None:
     table = {(s.name, r): s.hits(r) for s in samples for r in every}
     passage_samples = [Sample(s.name, s.claims, s.kept, s.ranking, s.hybrid, s.unnamed, s.document_of, by_passage) if s.document_of else s for s in samples]
     passage_table = {(s.name, r): s.hits(r) for s in passage_samples for r in every}
-    lines = report(samples, passage_table, table)
+    lines = report(samples, passage_table, table) + unranked_once(Path(args.root), Path(args.cache) if args.cache else None)
     write_text(Path(args.out), "\n".join(lines) + "\n")
     print("\n".join(lines))
 
