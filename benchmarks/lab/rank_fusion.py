@@ -19,6 +19,7 @@ document); HoVer dev and HotpotQA count every gold title, as `claimhop eval` doe
 from __future__ import annotations
 
 import argparse
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,15 +82,12 @@ def fused(kept: list[str], ranking: list[str], weight: float, k: int) -> list[st
 
 
 def documents_once(order: list[str], document_of: dict[str, str]) -> list[str]:
-    """The first passage of each document in order, then the later passages of a document in order: the first few
-    hold as many documents as they can."""
-    seen: set[str] = set()
-    first, later = [], []
-    for title in order:
-        doc = document_of.get(title, title)
-        (later if doc in seen else first).append(title)
-        seen.add(doc)
-    return first + later
+    """The graph's `documents_once` (claimhop.program.select.stage) on titles: each document's first passage in
+    order, its later passages after every other document's first; a passage's document is its file."""
+    from claimhop.program.select.stage import documents_once as graph_once
+
+    docs = [{"title": t, "rank": i, "source": document_of.get(t, "")} for i, t in enumerate(order, start=1)]
+    return [d["title"] for d in graph_once(docs)]
 
 
 @dataclass
@@ -105,6 +103,7 @@ class Sample:
     unnamed: set[str]
     document_of: dict[str, str]
     hit: Callable[[list[str], list[str], int], bool]
+    bm25: dict[str, list[str]] | None = None
 
     def __post_init__(self) -> None:
         self.by_uid = {c.uid: c for c in self.claims}
@@ -163,7 +162,7 @@ def sample(name: str, claims: list[Claim], rows: dict, document_of: dict[str, st
     ranking = {c.uid: rows[c.uid]["hybrid"][:TOP_K] for c in claims}
     unnamed = {c.uid for c in claims if names_nothing(c, kept[c.uid], ranking[c.uid])}
     return Sample(name, claims, kept, ranking, {c.uid: rows[c.uid]["hybrid"] for c in claims}, unnamed, document_of,
-                  hit)
+                  hit, {c.uid: rows[c.uid].get("bm25", []) for c in claims})
 
 
 def rules(once: bool, leads: bool = False) -> list[Rule]:
@@ -224,51 +223,96 @@ def report(samples: list[Sample], passage_table: dict, table: dict) -> list[str]
     families = {"fusion": rules(False), "fusion and documents once": rules(True),
                 "fusion, documents once and fixed leads": rules(True, leads=True),
                 "a lead of 1, documents once": [Rule(), Rule(once=True), Rule(lead=1), Rule(lead=1, once=True)]}
+    wikipedia = [s.name for s in samples if not s.document_of and s.name in {w[0] for w in WIKIPEDIA}]
+    summary = ["| family (rules) | held out @5, pooled: gained / lost for seeds " + ", ".join(map(str, SEEDS))
+               + f" | of which lost on {' / '.join(wikipedia)} | @21 gained / lost | rule chosen on all four |",
+               "|---|---|---|---|---|"]
+    per_seed = ["| family | seed | rules chosen in the folds | held out: " + " | ".join(s.name for s in samples)
+                + " | pooled @5 gained / lost (exact McNemar p) |", "|---|---|---|" + "---|" * len(samples) + "---|"]
+    chosen_all = {}
+    units_all = [(s.name, c.uid) for s in samples for c in s.claims]
+    for label, family in families.items():
+        pooled_by_seed, wiki_lost, at21 = [], [], [0, 0]
+        for seed in SEEDS:
+            chosen, held = cross_validate(samples, table, family, seed)
+            pooled = [sum(v[i] for v in held.values()) for i in range(4)]
+            pooled_by_seed.append(f"{pooled[0]} / {pooled[1]}")
+            wiki_lost.append(" / ".join(str(held[name][1]) for name in wikipedia))
+            at21 = [at21[0] + pooled[2], at21[1] + pooled[3]]
+            names = "; ".join(dict.fromkeys(r.label for r in chosen))
+            per_seed.append(f"| {label} | {seed} | {names} | " + " | ".join(fmt_counts(held[s.name]) for s in samples)
+                            + f" | {pooled[0]} / {pooled[1]} (p = {mcnemar_exact(pooled[0], pooled[1]):.2g}) |")
+        chosen_all[label] = max(family, key=lambda r: (net(counts(table, r, units_all)), -family.index(r)))
+        summary.append(f"| {label} ({len(family)}) | {'; '.join(pooled_by_seed)} | {'; '.join(wiki_lost)} | "
+                       f"{at21[0]} / {at21[1]} | {chosen_all[label].label} |")
     lines = ["# Rank fusion for the claims in selection order, and each document once (issue 70)", "",
              "Written by `python -m benchmarks.lab.rank_fusion` (no model call; module doc). Evidence out of "
              "Wikipedia counted by document (any part or section of an evidence document); HoVer dev and HotpotQA: "
              "every gold title. Only the order of the recorded 21 changes, so @21 cannot move.", "",
              "## Grouped cross-validation, the four samples pooled", "",
              f"In each of {FOLDS} folds the rule with the most claims gained less lost on the other folds is chosen "
-             "from the family (the default included), then counted on the fold against the default; "
-             f"seeds {', '.join(map(str, SEEDS))} (a seed shuffles the groups into folds).", "",
-             "| family (rules) | seed | rules chosen in the folds | held out: " + " | ".join(s.name for s in samples)
-             + " | pooled @5 gained / lost (exact McNemar p) |", "|---|---|---|" + "---|" * len(samples) + "---|"]
-    chosen_all = {}
-    for label, family in families.items():
-        for seed in SEEDS:
-            chosen, held = cross_validate(samples, table, family, seed)
-            pooled = [sum(v[i] for v in held.values()) for i in range(4)]
-            names = "; ".join(dict.fromkeys(r.label for r in chosen))
-            lines.append(f"| {label} ({len(family)}) | {seed} | {names} | "
-                         + " | ".join(fmt_counts(held[s.name]) for s in samples)
-                         + f" | {pooled[0]} / {pooled[1]} (p = {mcnemar_exact(pooled[0], pooled[1]):.2g}) |")
-        units = [(s.name, c.uid) for s in samples for c in s.claims]
-        chosen_all[label] = max(family, key=lambda r: (net(counts(table, r, units)), -family.index(r)))
+             "from the family (the default included; ties to the smaller change), then counted on the fold against the "
+             f"default; seeds {', '.join(map(str, SEEDS))} shuffle the claim groups into folds.", "", *summary, "",
+             "Per seed:", "", *per_seed]
     lines += ["", "## The rules chosen on all four samples, and their neighbours, replayed", "",
-              "Claims gained / lost against the default (replayed) on every claim of each sample; out of Wikipedia "
-              "counted by document, and by passage (only the passage titled as the document) after the bar.", "",
-              "| rule | " + " | ".join(s.name for s in samples) + " | pooled @5 (p) |", "|---|" + "---|" * len(samples)
-              + "---|"]
+              "Claims gained / lost at 5 against the default (replayed) on every claim of each sample; out of "
+              "Wikipedia counted by document, then by passage (only the passage titled as the document).", "",
+              "| rule | " + " | ".join(s.name for s in samples) + " | pooled @5 (exact McNemar p) |",
+              "|---|" + "---|" * len(samples) + "---|"]
     lines.append("| default: @5 / @21 | " + " | ".join(
         f"{share(table[s.name, Rule()][5])} / {share(table[s.name, Rule()][21])}" for s in samples) + " | |")
-    lines.append("| hybrid: @5 / @21 | " + " | ".join(
-        f"{share(hybrid_hits(s, 5))} / {share(hybrid_hits(s, 21))}" for s in samples) + " | |")
+    for system in ("hybrid", "bm25"):
+        lines.append(f"| {system}: @5 / @21 | " + " | ".join(
+            f"{share(baseline_hits(s, 5, system))} / {share(baseline_hits(s, 21, system))}" for s in samples) + " | |")
     shown = list(dict.fromkeys([*chosen_all.values(), Rule(once=True), Rule(lead=1), Rule(lead=1, once=True),
                                 *(Rule(w, 60) for w in (0.3, 0.5, 0.7)), *(Rule(w, 5) for w in (0.3, 0.5))]))
+    moved_21 = 0
     for rule in shown:
         cells, pooled = [], [0, 0]
         for s in samples:
             units = [(s.name, c.uid) for c in s.claims]
             c = counts(table, rule, units)
+            moved_21 += c[2] + c[3]
             pooled = [pooled[0] + c[0], pooled[1] + c[1]]
-            extra = f" (by passage {fmt_counts(counts(passage_table, rule, units))})" if s.document_of else ""
-            cells.append(fmt_counts(c) + extra)
-        mark = " (chosen: " + ", ".join(k for k, v in chosen_all.items() if v == rule) + ")" if rule in \
-            chosen_all.values() else ""
-        lines.append(f"| {rule.label}{mark} | " + " | ".join(cells)
+            by_passage = counts(passage_table, rule, units)
+            cells.append(f"+{c[0]} -{c[1]}" + (f" (+{by_passage[0]} -{by_passage[1]})" if s.document_of else ""))
+        lines.append(f"| {rule.label} | " + " | ".join(cells)
                      + f" | +{pooled[0]} -{pooled[1]} (p = {mcnemar_exact(*pooled):.2g}) |")
+    lines += ["", f"At 21: {moved_21} claims gained or lost by any rule above (only the order changes)."]
     return lines + [""]
+
+
+def counting_table() -> list[str]:
+    """Evidence recall of the committed out-of-domain rows, every system counted the same two ways."""
+    lines = ["## Counting evidence by passage or by document (the committed rows)", "",
+             "By passage: only the passage titled as the evidence document counts (the committed tables); by "
+             "document: any of its passages, \"Title (2)\" or \"Title > Section\" "
+             "(`claimhop.evaluation.metric.evidence_in`, `python -m benchmarks.out_of_domain --count document`).", "",
+             "| set | rows | system | @5 by passage | @5 by document | @21 by passage | @21 by document |",
+             "|---|---|---|---|---|---|---|"]
+    for name, label, path in ROWS:
+        recorded = _rows_with_gold(Path(path))
+        for system in ("bm25", "hybrid", "claimhop"):
+            mine = [r for r in recorded if r["system"] == system and r.get("gold")]
+            if not mine:
+                continue
+            cells = [f"{np.mean([evidence_in(r['titles'], r['gold'], k, count) for r in mine]):.3f}"
+                     for k in (5, 21) for count in ("passage", "document")]
+            lines.append(f"| {name} | {label} | {system} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _rows_with_gold(path: Path) -> list[dict]:
+    """The committed retrieval rows (system, uid, gold, titles)."""
+    from benchmarks.lab.first_five import listed
+
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if "system" in row and "uid" in row:
+                out.append({**row, "titles": listed(row["titles"]), "gold": listed(row.get("gold"))})
+    return out
 
 
 def unranked_once(root: Path, cache: Path | None, name: str = "check-covid") -> list[str]:
@@ -289,8 +333,10 @@ def unranked_once(root: Path, cache: Path | None, name: str = "check-covid") -> 
             f"(p = {mcnemar_exact(gained, lost):.2g}).", ""]
 
 
-def hybrid_hits(s: Sample, k: int) -> dict[str, bool]:
-    return {c.uid: s.hit(s.hybrid[c.uid], c.gold, k) for c in s.claims}
+def baseline_hits(s: Sample, k: int, system: str) -> dict[str, bool]:
+    """One plain search's hits (the committed hybrid or bm25 rows), counted as the sample counts claimhop's."""
+    titles = s.hybrid if system == "hybrid" else s.bm25 or {}
+    return {c.uid: s.hit(titles.get(c.uid, []), c.gold, k) for c in s.claims}
 
 
 def main() -> None:
@@ -302,9 +348,9 @@ def main() -> None:
     samples = load(Path(args.root), Path(args.cache) if args.cache else None)
     every = list(dict.fromkeys(rules(True, leads=True)))
     table = {(s.name, r): s.hits(r) for s in samples for r in every}
-    passage_samples = [Sample(s.name, s.claims, s.kept, s.ranking, s.hybrid, s.unnamed, s.document_of, by_passage) if s.document_of else s for s in samples]
+    passage_samples = [Sample(s.name, s.claims, s.kept, s.ranking, s.hybrid, s.unnamed, s.document_of, by_passage, s.bm25) if s.document_of else s for s in samples]
     passage_table = {(s.name, r): s.hits(r) for s in passage_samples for r in every}
-    lines = report(samples, passage_table, table) + unranked_once(Path(args.root), Path(args.cache) if args.cache else None)
+    lines = report(samples, passage_table, table) + counting_table() + unranked_once(Path(args.root), Path(args.cache) if args.cache else None)
     write_text(Path(args.out), "\n".join(lines) + "\n")
     print("\n".join(lines))
 
