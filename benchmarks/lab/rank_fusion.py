@@ -47,7 +47,8 @@ from claimhop.evaluation.report import mcnemar_exact
 WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)  # the claim search's share of the fusion (0: the default, selection's)
 FUSION_KS = (1, 5, 20, 60)  # reciprocal rank fusion's k
 LEADS = (1, 2)  # the fixed leads of first_five, for comparison
-FOLDS, SEEDS = 5, (0, 1, 2, 3, 4)
+FOLDS = 5  # cross-validation folds, as benchmarks.lab.first_five
+SEEDS = (0, 1, 2, 3, 4)  # each shuffles the claim groups into folds once
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ class Rule:
 
     @property
     def label(self) -> str:
-        parts = [f"fusion w={self.weight:g} k={self.k}"] if self.weight else []
+        parts = ([f"fusion w={self.weight:g} k={self.k}"] if 0 < self.weight < 1
+                 else ["the claim search's order (w=1, as for a claim naming nothing)"] if self.weight >= 1 else [])
         parts += [f"claim_lead={self.lead}"] if self.lead else []
         parts += ["documents once"] if self.once else []
         return ", ".join(parts) or "default"
@@ -265,7 +267,8 @@ def report(samples: list[Sample], passage_table: dict, table: dict) -> list[str]
         lines.append(f"| {system}: @5 / @21 | " + " | ".join(
             f"{share(baseline_hits(s, 5, system))} / {share(baseline_hits(s, 21, system))}" for s in samples) + " | |")
     shown = list(dict.fromkeys([*chosen_all.values(), Rule(once=True), Rule(lead=1), Rule(lead=1, once=True),
-                                *(Rule(w, 60) for w in (0.3, 0.5, 0.7)), *(Rule(w, 5) for w in (0.3, 0.5))]))
+                                *(Rule(w, 60) for w in (0.3, 0.5, 0.7)), *(Rule(w, 5) for w in (0.3, 0.5)),
+                                Rule(1.0)]))
     moved_21 = 0
     for rule in shown:
         cells, pooled = [], [0, 0]
@@ -346,7 +349,7 @@ def main() -> None:
     parser.add_argument("--out", default="docs/results/out-of-domain/first-five/fusion.md")
     args = parser.parse_args()
     samples = load(Path(args.root), Path(args.cache) if args.cache else None)
-    every = list(dict.fromkeys(rules(True, leads=True)))
+    every = list(dict.fromkeys([*rules(True, leads=True), Rule(1.0)]))  # w=1: a reference, not in any family
     table = {(s.name, r): s.hits(r) for s in samples for r in every}
     passage_samples = [Sample(s.name, s.claims, s.kept, s.ranking, s.hybrid, s.unnamed, s.document_of, by_passage, s.bm25) if s.document_of else s for s in samples]
     passage_table = {(s.name, r): s.hits(r) for s in passage_samples for r in every}
