@@ -56,9 +56,12 @@ def sample_macro_f1(pairs: list[tuple[str, str]]) -> float:
     return macro_f1(pairs, tuple(label for label in LABELS if any(g == label for g, _ in pairs)))
 
 
-def evidence_recall(rows: list[dict], k: int) -> float | None:
-    """Share of claims with evidence whose any evidence document is among the first k titles."""
-    hits = [any(t in row["gold"] for t in row["titles"][:k]) for row in rows if row.get("gold")]
+def evidence_recall(rows: list[dict], k: int, count: str = "passage") -> float | None:
+    """Share of claims with evidence whose any evidence document is among the first k titles (`count`: only the
+    passage titled as the document, or any passage of it: claimhop.evaluation.metric.evidence_in)."""
+    from claimhop.evaluation.metric import evidence_in
+
+    hits = [evidence_in(row["titles"], row["gold"], k, count) for row in rows if row.get("gold")]
     return float(np.mean(hits)) if hits else None
 
 
@@ -131,14 +134,15 @@ def verdicts_in(path: Path) -> list[dict]:
     return [row for row in json_objects(path) if "head" in row and "uid" in row] if path.is_file() else []
 
 
-def table(name: str, eval_rows: list[dict], verdicts: list[dict]) -> list[str]:
-    """The set's table: retrieval per system, verdict per head, contradicted claims recognised, paired tests."""
+def table(name: str, eval_rows: list[dict], verdicts: list[dict], count: str = "passage") -> list[str]:
+    """The set's table: retrieval per system (evidence counted by `count`, the same for each), verdict per head,
+    contradicted claims recognised, paired tests."""
     by_system = {s: [r for r in eval_rows if r["system"] == s] for s in ("bm25", "hybrid", "claimhop")}
     lines = [f"### {name}", "", "| system | evidence recall@5 | @21 | s/claim (retrieval) |", "|---|---|---|---|"]
     for system, rows in by_system.items():
         seconds = np.median([r.get("seconds", 0.0) for r in rows]) if rows else float("nan")
-        lines.append(f"| {system} | {fmt(evidence_recall(rows, 5))} | {fmt(evidence_recall(rows, 21))} | "
-                     f"{seconds:.1f} |")
+        at5, at21 = evidence_recall(rows, 5, count), evidence_recall(rows, 21, count)
+        lines.append(f"| {system} | {fmt(at5)} | {fmt(at21)} | {seconds:.1f} |")
     lines += ["", "| claimhop head | macro-F1 (the sample's labels) | accuracy | contradicted recognised | supported right | "
               "not-enough-info right | s a verdict (median; a saved state is not read again) |", "|---|---|---|---|---|---|---|"]
     correct: dict[str, dict[str, bool]] = {}
@@ -240,6 +244,10 @@ def main() -> None:
                              "the head, and the recorded rows of the heads without it are kept")
     parser.add_argument("--no-collection", action="store_true",
                         help="leave the collection's own head out (its recorded rows are kept)")
+    parser.add_argument("--count", choices=("passage", "document"), default="passage",
+                        help="evidence recall counts the passage titled as the evidence document only ('passage', "
+                             "the committed tables) or any passage of it, \"Title (2)\" or \"Title > Section\" "
+                             "('document'); the same for bm25, hybrid and claimhop")
     args = parser.parse_args()
     settings, more_heads = run_settings(parser, args.settings), named_values(parser, "--head", args.head)
     suffix = "".join(f"+{key}={value}" for key, value in settings.items())
@@ -262,7 +270,7 @@ def main() -> None:
                                 verdicts_in(recorded), more_heads, settings, suffix,
                                 not args.no_collection)
         write_text(out / name / "verdicts.jsonl", "".join(json.dumps(r) + "\n" for r in verdicts))
-        lines += table(name, eval_rows, verdicts)
+        lines += table(name, eval_rows, verdicts, args.count)
         summary[name] = {h: sample_macro_f1([(r["label"], r["verdict"]) for r in verdicts if r["head"] == h])
                          for h in heads_in(verdicts)}
     write_text(out / "README.md", "\n".join(lines) + "\n")

@@ -145,8 +145,25 @@ def read_claims(path: Path) -> list[Claim]:
                   str(r.get("group") or r.get("hpqa_id") or r["uid"])) for r in rows]
 
 
-def searched(claims: list[Claim], corpus_path: str) -> dict[str, str]:
-    """Fill each claim's own search, the hybrid baseline and its names; the passage -> document (file) map."""
+def searched(claims: list[Claim], corpus_path: str, cache: Path | None = None) -> dict[str, str]:
+    """Fill each claim's own search, the hybrid baseline and its names; the passage -> document (file) map. With
+    `cache`, a file of an earlier run with the same claims is read instead (searching is most of the run's time)."""
+    if cache is not None and cache.is_file():
+        saved = json.loads(cache.read_text(encoding="utf-8"))
+        if [c.uid for c in claims] == [row["uid"] for row in saved["claims"]]:
+            for claim, row in zip(claims, saved["claims"]):
+                claim.claim_ranking, claim.hybrid, claim.entities = row["claim_ranking"], row["hybrid"], row["entities"]
+            return saved["document_of"]
+    document_of = _searched(claims, corpus_path)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        rows = [{"uid": c.uid, "claim_ranking": c.claim_ranking, "hybrid": c.hybrid, "entities": c.entities}
+                for c in claims]
+        write_text(cache, json.dumps({"claims": rows, "document_of": document_of}))
+    return document_of
+
+
+def _searched(claims: list[Claim], corpus_path: str) -> dict[str, str]:
     from claimhop.entities.ner import extract_entities, unique
     from claimhop.evaluation.systems import SINGLE_QUERY_DEPTH
     from claimhop.program import stages_for
@@ -463,12 +480,15 @@ def main() -> None:
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--no-wikipedia", action="store_true", help="leave out HoVer dev and HotpotQA")
     parser.add_argument("--out", default=f"{COMMITTED}/first-five")
+    parser.add_argument("--cache", help="a folder for the searches' results (NAME.json), read again by a later run "
+                        "with the same claims")
     args = parser.parse_args()
+    cache = Path(args.cache) if args.cache else None
     root, out = Path(args.root), Path(args.out)
     results, model_free, measured, records = [], {}, [], []
     for name in args.sets.split(","):
         claims = [c for c in read_claims(next((root / name).glob("sample-*.jsonl"))) if c.gold]
-        document_of = searched(claims, str(root / name / "documents"))
+        document_of = searched(claims, str(root / name / "documents"), cache and cache / f"{name}.json")
         files = [(label, path) for set_name, label, path in ROWS if set_name == name]
         for label, path in files:
             found = analyse(claims, rows_of(Path(path)), document_of, "unnamed_order=score" in label)
@@ -486,7 +506,7 @@ def main() -> None:
         for name, claims_file, rows_file in WIKIPEDIA:
             rows = rows_of(Path(rows_file))
             claims = [c for c in read_claims(Path(claims_file)) if c.uid in rows]
-            searched(claims, "")
+            searched(claims, "", cache and cache / f"{name}.json")
             ranked, unnamed = rankings(claims, rows)
             measured.append((name, "committed at c288e94 (before unnamed_order)", hits(claims, ranked, all_at),
                              sorted(unnamed), {c.uid: c.group for c in claims}))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Literal
+
 from dspy.evaluate.metrics import normalize_text
 
 KS = (5, 10, 21, 50)
@@ -20,6 +23,26 @@ def all_gold_in(retrieved: list[str], gold: list[str], k: int = 21) -> bool:
     """1 when every gold supporting title is among the first k retrieved titles (after normalisation)."""
     found = set(normalized_titles(retrieved[:k]))
     return {normalize_text(g) for g in gold} <= found
+
+
+def of_document(title: str, document: str) -> bool:
+    """Whether the passage titled `title` is part of `document`: its own title, a part of it ("Title (2)") or a
+    section ("Title > Methods", "Title > Methods (2)"), as claimhop.retrieval.sections names a long document's
+    passages. Only numbered parts count, so "Foxes (soundtrack)" is not part of "Foxes"."""
+    if title == document or title.startswith(document + " > "):
+        return True
+    return title.startswith(document + " (") and re.fullmatch(r"\(\d+\)", title[len(document) + 1:]) is not None
+
+
+def evidence_in(titles: list[str], gold: list[str], k: int, count: Literal["passage", "document"] = "passage"
+                ) -> bool:
+    """Whether any evidence document is among the first k titles (out-of-domain sets list alternative evidence).
+    `count="passage"` counts only the passage titled as the document (its lead), which misses the evidence when a
+    later part or section of it is what was retrieved; `count="document"` counts any passage of it (`of_document`),
+    the same rule for every system compared."""
+    if count == "passage":
+        return any(t in gold for t in titles[:k])
+    return any(of_document(t, g) for t in titles[:k] for g in gold)
 
 
 def retrieval_metrics(retrieved: list[str], gold: list[str]) -> dict[str, float | None]:

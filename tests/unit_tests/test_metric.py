@@ -1,6 +1,6 @@
 """The recall metric on hand-made cases, including normalisation and a missing gold title."""
 
-from claimhop.evaluation.metric import all_gold_in, label_of, retrieval_metrics
+from claimhop.evaluation.metric import all_gold_in, evidence_in, label_of, of_document, retrieval_metrics
 
 GOLD = ["The Runaways", "Steve Augeri", "Foxes (soundtrack)"]
 
@@ -62,3 +62,17 @@ def test_paired_comparison_counts_the_claims_only_one_system_gets_and_gives_the_
         "(exact McNemar p = 0.219)"]  # 2 x (C(6,0) + C(6,1)) / 2^6
     assert mcnemar_exact(0, 5) == 0.0625 and mcnemar_exact(3, 3) == 1.0 and mcnemar_exact(0, 0) == 1.0
     assert recall_comparison([r for r in rows if r["system"] == "bm25"]) == []  # nothing to compare against
+
+
+def test_evidence_counted_by_document_takes_any_passage_of_a_long_document():
+    # Climate-FEVER's claim 1592: a long article's later parts ranked first, the passage titled as the article 8th
+    gold = ["Scientific consensus on climate change"]
+    ranked = ["Scientific consensus on climate change (17)", "Scientific consensus on climate change (19)",
+              "Intergovernmental Panel on Climate Change (2)", "Climate change denial (10)", "21st century",
+              "Global warming", "Sea level rise", "Scientific consensus on climate change"]
+    assert not evidence_in(ranked, gold, 5)  # as the committed tables count it
+    assert evidence_in(ranked, gold, 5, "document") and evidence_in(ranked, gold, 8)
+    assert of_document("Report > Findings (2)", "Report") and of_document("Report", "Report")
+    # another article whose title begins with the name, or a longer name, is not part of the document
+    assert not of_document("Foxes (soundtrack)", "Foxes") and not of_document("Foxes of Kent", "Foxes")
+    assert not evidence_in(["Foxes (soundtrack)", "Reporter"], ["Foxes", "Report"], 2, "document")

@@ -206,6 +206,36 @@ def test_claim_lead_puts_the_claims_first_results_first_for_a_claim_that_names_a
     assert set(titles(claim_lead=5)) == set(titles())  # the same documents, only their order changes
 
 
+def test_documents_once_puts_a_long_documents_later_passages_after_the_other_documents():
+    # Climate-FEVER's claim 2323 in small: the claim names Mars, so both passages of the file mars.md lead the
+    # selection and the evidence, another article, is third; with documents_once it is second, Mars (2) last
+    def passage(title, text, score, source):
+        return {**cand(title, text, score), "source": source}
+
+    candidates = {
+        "Mars": passage("Mars", "Mars is the fourth planet from the Sun.", 0.03, "mars.md"),
+        "Mars (2)": passage("Mars (2)", "Mars has two small moons, Phobos and Deimos.", 0.03, "mars.md"),
+        "Extraterrestrial atmosphere": passage(
+            "Extraterrestrial atmosphere", "The thin atmosphere of Mars is mostly carbon dioxide.", 0.03,
+            "extraterrestrial-atmosphere.md"),
+        "Terraforming of Mars": passage("Terraforming of Mars", "Warming Mars would thicken its air.", 0.01,
+                                        "terraforming-of-mars.md"),
+    }
+    claim = "The atmosphere of Mars is mostly carbon dioxide."
+
+    def titles(found, **settings):
+        return [d["title"] for d in select_from(found, ["Mars"], [], [], Context(**settings), claim=claim)]
+
+    assert Context().tuning.documents_once is False
+    assert titles(candidates)[:3] == ["Mars", "Mars (2)", "Extraterrestrial atmosphere"]
+    once = select_from(candidates, ["Mars"], [], [], Context(documents_once=True), claim=claim)
+    assert [d["title"] for d in once] == ["Mars", "Extraterrestrial atmosphere", "Terraforming of Mars", "Mars (2)"]
+    assert [d["rank"] for d in once] == [1, 2, 3, 4]
+    # without files (the bundled Wikipedia corpus: one passage an article) every passage is its own document
+    wikipedia = {t: {k: v for k, v in c.items() if k != "source"} for t, c in candidates.items()}
+    assert titles(wikipedia, documents_once=True) == titles(wikipedia)
+
+
 def test_a_wikipedia_claim_with_a_longer_or_misspelt_name_still_names_its_article():
     # HoVer dev claims that the exact test took for unnamed (their selection was reordered, and two lost their verdict)
     from claimhop.program.select.stage import names_nothing

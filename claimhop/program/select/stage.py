@@ -135,7 +135,26 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
         selected = in_claim_order(selected, claim_ranking)
     elif ctx.tuning.claim_lead:
         selected = claim_led(selected, claim_ranking, ctx.tuning.claim_lead)
+    if ctx.tuning.documents_once:
+        selected = documents_once(selected)
     return selected
+
+
+def documents_once(selected: list[SelectedDoc]) -> list[SelectedDoc]:
+    """The same passages with each document's first one in place and its later ones ("Mars (2)", "Report >
+    Methods") after the first passage of every other document (`documents_once`): the few passages the verifier reads
+    first span as many documents as the 21 hold. A passage's document is its file (`source`); without one (the
+    bundled Wikipedia corpus, one passage an article) every passage is its own document and nothing moves."""
+    seen: set[str] = set()
+    first: list[SelectedDoc] = []
+    later: list[SelectedDoc] = []
+    for doc in selected:
+        key = doc.get("source") or doc["title"]
+        (later if key in seen else first).append(doc)
+        seen.add(key)
+    for rank, doc in enumerate(first + later, start=1):
+        doc["rank"] = rank
+    return first + later
 
 
 def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead: int) -> list[SelectedDoc]:
