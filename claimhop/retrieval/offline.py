@@ -1,4 +1,5 @@
-"""Offline switches for Hugging Face libraries, set in code so no run ever reaches a model hub."""
+"""Offline switches for Hugging Face libraries and LiteLLM, set in code so no run ever reaches a model hub (or, with
+a served model, LiteLLM's price list on GitHub: it tries at import and warns when it cannot)."""
 
 import os
 
@@ -8,6 +9,7 @@ _FLAGS = {
     "HF_DATASETS_OFFLINE": "1",
     "HF_HUB_DISABLE_TELEMETRY": "1",
     "TOKENIZERS_PARALLELISM": "false",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
 }
 
 
