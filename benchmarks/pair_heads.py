@@ -11,8 +11,10 @@ held-out set against the number of pairs trained on. `--heads DIR` also writes o
 (`DIR/pairs-without-SET.npz`, provenance beside it) and one trained on every pair (`DIR/pairs-all.npz`), for
 `python -m benchmarks.out_of_domain --head pairs=DIR/pairs-without-{set}.npz`.
 
+Table: the leave-one-set-out table of docs/results/verifier/pairs/README.md (`loso/`).
+
     python -m benchmarks.pair_heads --pairs docs/results/verifier/pairs/9730b8b7e840-cc324af070c2-ctx600 \
-        --out docs/results/verifier/pairs/loso --heads /work/heads
+        --out docs/results/verifier/pairs/loso --sizes 150,100000 --heads docs/results/verifier/pairs/heads
 """
 
 from __future__ import annotations

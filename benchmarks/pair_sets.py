@@ -2,6 +2,8 @@
 Wikipedia names (issue 69): each public set's pairs as {id, set, group, claim, evidence, label}, with the set's
 provenance, licence and label mapping, and the distractors a check would read beside the evidence.
 
+Table: none of its own; benchmarks.read_pairs reads its pairs for docs/results/verifier/pairs/.
+
 - vitaminc-real: TalSchuster/talschuster.github.io : static/vitaminc_real.zip (test.jsonl); SUPPORTS / REFUTES /
   NOT ENOUGH INFO; CC BY-SA 3.0
 - vitaminc-synthetic: same : static/vitaminc_synthetic.zip (test.jsonl); SUPPORTS / REFUTES; CC BY-SA 3.0

@@ -10,6 +10,8 @@ session) loses nothing packed or saved; the next run skips every pair already re
 The order is stratified by set and label (benchmarks.pair_sets.stratified_order), so a stop anywhere leaves a
 balanced mix.
 
+Table: the count of pairs read in docs/results/verifier/pairs/README.md (`--status`).
+
     python -m benchmarks.read_pairs --context 1500 --limit 2000 --commit
     python -m benchmarks.read_pairs --status
 """
