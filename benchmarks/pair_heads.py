@@ -146,7 +146,7 @@ def pooled(rows: list[dict], pairs: list[dict]) -> dict[str, dict]:
         out[arm] = {"pairs": len(keys), "macro_f1": round(macro3([gold[k] for k in keys],
                                                                  [verdicts[k] for k in keys]), 1),
                     "contradicted": f"{sum(verdicts[k] == CONTRADICTED for k in contradicted)}/{len(contradicted)}",
-                    "gained": gained, "lost": lost, "p": round(mcnemar_exact(gained, lost), 4)}
+                    "gained": gained, "lost": lost, "p": mcnemar_exact(gained, lost)}
     return out
 
 
@@ -335,7 +335,7 @@ def markdown(rows: list[dict], dev: dict | None, folder: Path, pairs: list[dict]
         lines.append(f"| **pooled** | {together['shipped head']['pairs']} | " + " | ".join(
             f"{together[a]['macro_f1']} / {together[a]['contradicted']}"
             + ("" if a == "shipped head" else f" (+{together[a]['gained']} -{together[a]['lost']}, "
-                                             f"p = {together[a]['p']:g})") for a in arms) + " |")
+                                             f"p = {together[a]['p']:.2g})") for a in arms) + " |")
     if dev:
         lines += ["", "HoVer dev, 169 claims on claimhop's documents, 2-class macro-F1, each claim judged by a head "
                   "trained without its fold:", "",
@@ -387,7 +387,10 @@ def main(argv: list[str] | None = None) -> None:
             kept = [p for p, k in zip(pairs, keep) if k]
             # the ratio the left-out set's row chose inside this very mix (its largest size), or chosen on all pairs
             row_ratio = next((v["ratio"] for r in rows if r["set"] == held for k, v in reversed(r.items())
-                              if k.startswith("+") and " w" in k and int(k[1:].split()[0]) == len(kept)), ratio)
+                              if k.startswith("+") and " w" in k and int(k[1:].split()[0]) == len(kept)), None)
+            if row_ratio is None and not args.as_read:
+                # no row weighed this very mix: choose inside it (a ratio chosen with `held`'s pairs would leak)
+                row_ratio = chosen_ratio(base, base_raw, kept, pair_raw[keep])[0] if held else ratio
             heads = Heads(np.vstack([base_raw, pair_raw[keep]]), [*base, *kept],
                           weights=pair_weights(len(base), kept, row_ratio) if row_ratio else None)
             name = f"pairs-without-{held}" if held else "pairs-all"

@@ -75,16 +75,24 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | Non
     from sklearn.model_selection import GroupKFold
 
     item = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
-    share = np.average(y, weights=item)
-    balance = np.where(y == 1, 0.5 / max(share, 1e-9), 0.5 / max(1 - share, 1e-9)) if balanced else np.ones(len(y))
-    sample_weight = item * balance
+
+    def fit_weights(rows: np.ndarray) -> np.ndarray:
+        """The items' weights times, when balanced, each class's share of the rows fitted on (as scikit-learn's
+        class_weight="balanced" does on each fold's own training rows)."""
+        if not balanced:
+            return item[rows]
+        share = np.average(y[rows], weights=item[rows])
+        return item[rows] * np.where(y[rows] == 1, 0.5 / max(share, 1e-9), 0.5 / max(1 - share, 1e-9))
+
+    everything = np.arange(len(y))
+    sample_weight = fit_weights(everything)
     if c is None:
         losses = {}
         for candidate in grid:
             predicted = np.zeros(len(y))
             for train, test in GroupKFold(n_splits=5).split(x, y, groups):
                 model = LogisticRegression(C=candidate, max_iter=2000).fit(x[train], y[train],
-                                                                           sample_weight=sample_weight[train])
+                                                                           sample_weight=fit_weights(train))
                 predicted[test] = model.predict_proba(x[test])[:, 1]
             losses[candidate] = log_loss(y, np.clip(predicted, 1e-6, 1 - 1e-6), sample_weight=sample_weight)
         c = min(losses, key=losses.get)
