@@ -370,9 +370,11 @@ def main(argv: list[str] | None = None) -> None:
     if not pairs:
         parser.error(f"no packed pairs in {args.pairs}")
     pair_raw = raw_features(pair_states, rows_out)
-    sizes = tuple(int(s) for s in args.sizes.split(","))
+    sizes = tuple(sorted(int(s) for s in args.sizes.split(",")))  # ascending: a table keeps each arm's largest
     rows = leave_one_set_out(base, base_raw, pairs, pair_raw, sizes, not args.as_read)
-    ratio = None if args.as_read else chosen_ratio(base, base_raw, pairs, pair_raw)[0]
+    # the ratio on all pairs: HoVer dev's and the all-pairs head's (a held-out set's head never uses it)
+    needed = not args.as_read and (not args.no_dev or args.heads)
+    ratio = chosen_ratio(base, base_raw, pairs, pair_raw)[0] if needed else None
     dev = None if args.no_dev else hover_dev(base, base_raw, pair_raw, pairs, ratio)
     args.out.mkdir(parents=True, exist_ok=True)
     write_text(args.out / "loso.json", json.dumps({"pairs": str(args.pairs), "rows": rows, "hover_dev": dev},
@@ -385,7 +387,7 @@ def main(argv: list[str] | None = None) -> None:
         for held in [*sorted(counts), None]:
             keep = np.array([i["set"] != held for i in pairs])
             kept = [p for p, k in zip(pairs, keep) if k]
-            # the ratio the left-out set's row chose inside this very mix (its largest size), or chosen on all pairs
+            # the ratio the left-out set's row chose inside this very mix (its largest size)
             row_ratio = next((v["ratio"] for r in rows if r["set"] == held for k, v in reversed(r.items())
                               if k.startswith("+") and " w" in k and int(k[1:].split()[0]) == len(kept)), None)
             if row_ratio is None and not args.as_read:

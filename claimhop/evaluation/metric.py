@@ -7,6 +7,8 @@ from typing import Literal
 
 from dspy.evaluate.metrics import normalize_text
 
+from claimhop.retrieval.titles import SECTION_JOIN
+
 KS = (5, 10, 21, 50)
 
 
@@ -29,7 +31,7 @@ def of_document(title: str, document: str) -> bool:
     """Whether the passage titled `title` is part of `document`: its own title, a part of it ("Title (2)") or a
     section ("Title > Methods", "Title > Methods (2)"), as claimhop.retrieval.sections names a long document's
     passages. Only numbered parts count, so "Foxes (soundtrack)" is not part of "Foxes"."""
-    if title == document or title.startswith(document + " > "):
+    if title == document or title.startswith(document + SECTION_JOIN):
         return True
     return title.startswith(document + " (") and re.fullmatch(r"\(\d+\)", title[len(document) + 1:]) is not None
 
