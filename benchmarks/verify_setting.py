@@ -2,8 +2,9 @@
 head, with the setting and without it, on the labelled claims of benchmarks.real_claims (each set's role "train"
 claims, which no reported sample shares a document with, and any role asked for), each claim on the 21 documents
 recorded for it, the claim quoted as one fact. Paired per set and pooled (exact McNemar on the claims only one
-gets right). States are read once and saved (a rerun reads no passage twice); a setting that asks the model for
-more (opposite_check) makes those calls, cached by DSPy.
+gets right); `--head`/`--against-head` compare heads instead (a head per set, trained without it). States are
+read once and saved (a rerun reads no passage twice); a setting that asks the model for more (opposite_check) makes
+those calls, cached by DSPy.
 
 Table: README's and docs/evaluation.md's real-claims check of `opposite_check`
 (docs/results/out-of-domain/opposite/confirm).
@@ -25,23 +26,34 @@ from claimhop.atomic import write_text
 
 
 def table(lines: list[dict], setting: str, baseline: str) -> list[str]:
-    rows = ["| claims | n | without: macro-F1 | with: macro-F1 | contradicted recognised (without / with) | "
-            "right only without / only with | exact McNemar p |", "|---|---|---|---|---|---|---|"]
+    rows = [("| claims | n | without: macro-F1 | with: macro-F1 | contradicted recognised (without / with) | "
+             "right only without / only with | exact McNemar p |"), "|---|---|---|---|---|---|---|"]
     rows += [f"| {x['set']} | {x['claims']} | {x['bundled']} | {x['travel']} | {x['contradicted_bundled']}/"
              f"{x['contradicted']} / {x['contradicted_travel']}/{x['contradicted']} | {x['only_bundled']} / "
              f"{x['only_travel']} | {x['p']:.2g} |" for x in lines]
-    return [f"`{setting}` against {baseline}, the bundled head, real claims", "", *rows]
+    return [f"`{setting}` against {baseline} (the bundled head unless a head is named), real claims", "", *rows]
+
+
+def head_for(pattern: str, name: str):
+    """The head a run on set `name` uses: the bundled one, or the file `pattern` names (`{set}`: the set's name)."""
+    from claimhop.program.verify.head import HEAD_FILE, load_head
+
+    return load_head(Path(pattern.format(set=name)) if pattern else HEAD_FILE)
 
 
 def main() -> None:
     from claimhop.evaluation.verifier_data import real_claim_items
-    from claimhop.program.verify.head import HEAD_FILE, load_head
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", action="append", required=True, metavar="NAME=VALUE", dest="settings")
     parser.add_argument("--against", action="append", default=[], metavar="NAME=VALUE",
                         help="the settings of the run compared with (default: the defaults; a setting made the "
                              "default since is given here as it was before)")
+    parser.add_argument("--head", default="", metavar="FILE",
+                        help="the head of the run with the settings (default: the bundled one; `{set}` in FILE: the "
+                             "set's name, for a head trained without that set, as benchmarks.pair_heads writes them)")
+    parser.add_argument("--against-head", default="", metavar="FILE", help="the head of the run compared with "
+                        "(default: the bundled one; `{set}` as for --head)")
     parser.add_argument("--roles", default="train", help="comma-separated roles of benchmarks.real_claims")
     parser.add_argument("--sets", default="", help="only these sets (comma-separated; default: all)")
     parser.add_argument("--real-claims", default=str(REAL_CLAIMS))
@@ -55,14 +67,17 @@ def main() -> None:
     wanted = set(filter(None, args.sets.split(","))) or {i["set"] for i in items}
     items = [i for i in items if i["set"] in wanted]
     corpus_of = corpus_getter()
-    head, setting = load_head(HEAD_FILE), " ".join(f"{k}={v}" for k, v in settings.items())
-    baseline = " ".join(f"{k}={v}" for k, v in against.items()) or "the defaults"
+    setting = " ".join(f"{k}={v}" for k, v in settings.items()) + (f" head={args.head}" if args.head else "")
+    baseline = (" ".join(f"{k}={v}" for k, v in against.items()) or "the defaults") + (
+        f" head={args.against_head}" if args.against_head else "")
     lines, rows, gold_all, without_all, with_all = [], [], {}, {}, {}
     for name, role in sorted({(i["set"], i["role"]) for i in items}):
         chosen = [i for i in items if (i["set"], i["role"]) == (name, role)]
         gold = {i["uid"]: i["label"] for i in chosen}
-        without = verdicts(head, chosen, corpus_of, settings=against, desc=f"{name} {role}: {baseline}")
-        with_setting = verdicts(head, chosen, corpus_of, settings=settings, desc=f"{name} {role}: {setting}")
+        without = verdicts(head_for(args.against_head, name), chosen, corpus_of, settings=against,
+                           desc=f"{name} {role}: {baseline}")
+        with_setting = verdicts(head_for(args.head, name), chosen, corpus_of, settings=settings,
+                                desc=f"{name} {role}: {setting}")
         labels = tuple(label for label in LABELS if label in gold.values())
         lines.append(paired_line(f"{name} ({role})", gold, without, with_setting, labels))
         rows += [{"set": name, "role": role, "uid": u, "label": gold[u], "without": without[u], "with": with_setting[u]}
