@@ -36,7 +36,7 @@ from claimhop.program.verify.head import VerdictHead, save_head
 
 SUPPORT_C = (1e-4, 3e-4, 1e-3)
 KIND_C = (3e-3, 1e-2, 3e-2)
-RATIOS = (0.25, 1.0, 4.0)  # the pairs' total weight against the shipped head's items, chosen nested
+RATIOS = (0.1, 0.3, 1.0)  # the pairs' total weight against the shipped head's items, chosen nested
 
 
 def shipped_items() -> tuple[list[dict], np.ndarray]:
@@ -164,9 +164,11 @@ def shipped_head_scores(raw: np.ndarray, items: list[dict]) -> dict:
 
 
 def pair_weights(n_base: int, pairs: list[dict], ratio: float) -> np.ndarray:
-    """Each item's weight in a fit when the pairs together weigh `ratio` times the shipped head's items (which
-    count 1 each): the pairs' share is a choice, not an accident of how many were read."""
-    return np.r_[np.ones(n_base), np.full(len(pairs), ratio * n_base / max(len(pairs), 1))]
+    """Each item's weight in a fit when the pairs together weigh `ratio` times the shipped head's items: the
+    pairs' share is a choice, not an accident of how many were read. Scaled to a mean of 1, so the ratio moves
+    only the mix and not the regularisation (scikit-learn scales the loss by the weights' sum, C stays fixed)."""
+    weights = np.r_[np.ones(n_base), np.full(len(pairs), ratio * n_base / max(len(pairs), 1))]
+    return weights / weights.mean()
 
 
 def chosen_ratio(base: list[dict], base_raw: np.ndarray, pairs: list[dict], pair_raw: np.ndarray,

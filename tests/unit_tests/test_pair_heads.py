@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks import pair_heads
-from benchmarks.pair_heads import Heads, chosen_ratio, leave_one_set_out, pooled
+from benchmarks.pair_heads import Heads, chosen_ratio, leave_one_set_out, pair_weights, pooled
 from benchmarks.pair_sets import CONTRADICTED, INSUFFICIENT, SUPPORTED
 
 DIM = 1536  # the bundled model's state: the shipped head, always the first arm, reads it
@@ -67,3 +67,13 @@ def test_the_pairs_weight_is_chosen_on_the_training_sets_alone(monkeypatch):
     ratio, by_ratio = chosen_ratio(base, raw_of(base_states), pairs, raw_of(np.vstack([s for _, s in sets])),
                                    ratios=(0.25, 4.0))
     assert ratio == 4.0 and by_ratio[4.0] > by_ratio[0.25]
+
+
+def test_the_pairs_weight_moves_the_mix_not_the_regularisation():
+    """Whatever the ratio, the weights average 1 (the fit's loss keeps its size, so C means the same), and the pairs
+    together weigh `ratio` times the shipped head's items."""
+    pairs = [{"key": str(k)} for k in range(40)]
+    for ratio in (0.1, 1.0, 4.0):
+        weights = pair_weights(200, pairs, ratio)
+        assert np.isclose(weights.mean(), 1.0)
+        assert np.isclose(weights[200:].sum() / weights[:200].sum(), ratio)
