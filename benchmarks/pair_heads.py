@@ -70,6 +70,22 @@ def pair_items(folder: Path, sets: list[str] | None = None) -> tuple[list[dict],
     return items, (np.stack([states[r["id"]] for r in rows]) if rows else np.zeros((0, 1536), np.float32))
 
 
+def real_items(path: Path, root: Path) -> tuple[list[dict], np.ndarray]:
+    """benchmarks.real_claims' training claims (role "train": no reported sample shares a document with them), read
+    as a check reads them (21 documents found in their set's folder, 3,000 characters): labelled claims of three
+    pair sets in the reading of a real check, which 600-character pairs are not. Each keeps its set's name, so a
+    head written for a left-out set never sees that set's claims either."""
+    from claimhop.evaluation.train_verifier import folder_corpus
+    from claimhop.evaluation.verifier_data import real_claim_items
+    from claimhop.evaluation.verifier_features import load_features
+    from claimhop.program.verify.reading import reading_rule
+
+    items = real_claim_items(path, root)
+    by_folder = {folder: [i for i in items if i["folder"] == folder] for folder in sorted({i["folder"] for i in items})}
+    states = [load_features(these, folder_corpus(folder), reading_rule()) for folder, these in by_folder.items()]
+    return [i for these in by_folder.values() for i in these], np.concatenate(states)
+
+
 def kind_mask(items: list[dict]) -> np.ndarray:
     """What the kind head learns from: items not supported that say how (synthetic false claims, pairs)."""
     return np.array([i.get("kind") in (CONTRADICTED, INSUFFICIENT) and i["label"] != SUPPORTED
@@ -356,6 +372,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="100000", help="comma-separated numbers of other sets' pairs")
     parser.add_argument("--heads", type=Path, help="write the left-out and all-pairs heads here")
     parser.add_argument("--no-dev", action="store_true", help="skip the HoVer dev comparison")
+    parser.add_argument("--real-claims", type=Path, help="benchmarks.real_claims' file: its training claims join "
+                        "the written heads' training (a left-out set's own claims stay out)")
+    parser.add_argument("--real-root", type=Path, default=Path("/work/ood"), help="the folders of --real-claims")
+    parser.add_argument("--heads-only", action="store_true", help="write --heads, no table (nor HoVer dev)")
     parser.add_argument("--as-read", action="store_true", help="no weighed arm: HoVer dev and the written heads "
                         "count each pair as one item")
     args = parser.parse_args(argv)
@@ -372,18 +392,24 @@ def main(argv: list[str] | None = None) -> None:
     if not pairs:
         parser.error(f"no packed pairs in {args.pairs}")
     pair_raw = raw_features(pair_states, rows_out)
+    if args.heads_only and not args.heads:
+        parser.error("--heads-only needs --heads DIR")
     sizes = tuple(sorted(int(s) for s in args.sizes.split(",")))  # ascending: a table keeps each arm's largest
-    rows = leave_one_set_out(base, base_raw, pairs, pair_raw, sizes, not args.as_read)
+    rows = [] if args.heads_only else leave_one_set_out(base, base_raw, pairs, pair_raw, sizes, not args.as_read)
     # the ratio on all pairs: HoVer dev's and the all-pairs head's (a held-out set's head never uses it)
     needed = not args.as_read and (not args.no_dev or args.heads)
     ratio = chosen_ratio(base, base_raw, pairs, pair_raw)[0] if needed else None
-    dev = None if args.no_dev else hover_dev(base, base_raw, pair_raw, pairs, ratio)
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_text(args.out / "loso.json", json.dumps({"pairs": str(args.pairs), "rows": rows, "hover_dev": dev},
-                                                  indent=1) + "\n")
-    write_text(args.out / "loso.md", markdown(rows, dev, args.pairs, pairs))
-    plot(rows, args.out / "loso.png")
-    print(markdown(rows, dev, args.pairs, pairs))
+    if not args.heads_only:
+        dev = None if args.no_dev else hover_dev(base, base_raw, pair_raw, pairs, ratio)
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_text(args.out / "loso.json", json.dumps({"pairs": str(args.pairs), "rows": rows, "hover_dev": dev},
+                                                      indent=1) + "\n")
+        write_text(args.out / "loso.md", markdown(rows, dev, args.pairs, pairs))
+        plot(rows, args.out / "loso.png")
+        print(markdown(rows, dev, args.pairs, pairs))
+    real, real_raw = real_items(args.real_claims, args.real_root) if args.real_claims else ([], pair_raw[:0])
+    if args.real_claims:
+        real_raw = raw_features(real_raw, rows_out)
     if args.heads:
         counts = Counter(i["set"] for i in pairs)
         for held in [*sorted(counts), None]:
@@ -395,11 +421,16 @@ def main(argv: list[str] | None = None) -> None:
             if row_ratio is None and not args.as_read:
                 # no row weighed this very mix: choose inside it (a ratio chosen with `held`'s pairs would leak)
                 row_ratio = chosen_ratio(base, base_raw, kept, pair_raw[keep])[0] if held else ratio
-            heads = Heads(np.vstack([base_raw, pair_raw[keep]]), [*base, *kept],
-                          weights=pair_weights(len(base), kept, row_ratio) if row_ratio else None)
+            seen = np.array([i["set"] != held for i in real], dtype=bool)  # real claims weigh as base items do
+            known = [*base, *(r for r, k in zip(real, seen) if k)]
+            heads = Heads(np.vstack([base_raw, real_raw[seen], pair_raw[keep]]), [*known, *kept],
+                          weights=pair_weights(len(known), kept, row_ratio) if row_ratio else None)
             name = f"pairs-without-{held}" if held else "pairs-all"
             write_head(args.heads / f"{name}.npz", heads, rows_out, {
                 "shipped head's items": len(base), "pairs": {s: n for s, n in counts.items() if s != held},
+                **({"real claims (benchmarks.real_claims, role train)": {
+                    "file": str(args.real_claims), "by_set": dict(Counter(r["set"] for r, k in zip(real, seen) if k))}}
+                   if real else {}),
                 "pairs weigh (times the shipped head's items)": row_ratio,
                 "pairs folder": str(args.pairs), "sets": "benchmarks.pair_sets (licences and provenance there)"})
             print(f"wrote {args.heads / name}.npz")
