@@ -40,15 +40,24 @@ from benchmarks.pair_sets import (
 )
 from claimhop.atomic import atomic_path, write_text
 from claimhop.evaluation.verifier_features import features_dir, messages_key, save_atomic
-from claimhop.program.verify.reading import ReadingRule, hidden_state, passage_messages, passages_read, reading_rule
+from claimhop.program.verify.reading import (
+    ReadingRule,
+    hidden_state,
+    passage_messages,
+    passages_read,
+    reading_rule,
+    three_way_messages,
+)
 
 PAIRS_DIR = Path("docs/results/verifier/pairs")
 CONTEXT = 1500  # characters of passages a pair is read with (evidence + distractors); see the README beside it
+# the question a pair is read with: the verify stage's (is it supported?) or the three-way one (which of the labels?)
+PROMPTS = {"support": passage_messages, "three-ways": three_way_messages}
 
 
-def archive_dir(rule: ReadingRule, context: int) -> Path:
-    """Where the packed states of one reading and context length live."""
-    return PAIRS_DIR / f"{features_dir(rule).name}-ctx{context}"
+def archive_dir(rule: ReadingRule, context: int, prompt: str = "support") -> Path:
+    """Where the packed states of one reading, context length and question live."""
+    return PAIRS_DIR / (f"{features_dir(rule).name}-ctx{context}" + ("" if prompt == "support" else f"-{prompt}"))
 
 
 def manifest_path(folder: Path) -> Path:
@@ -72,10 +81,11 @@ def packed_states(folder: Path) -> dict[str, np.ndarray]:
     return states
 
 
-def pair_messages(pair: Pair, pool: list[dict], rule: ReadingRule, context: int) -> tuple[list[dict], list[str]]:
-    """What the model reads for the pair, and the titles read (in order)."""
+def pair_messages(pair: Pair, pool: list[dict], rule: ReadingRule, context: int, prompt: str = "support"
+                  ) -> tuple[list[dict], list[str]]:
+    """What the model reads for the pair (the same passages whatever the question), and the titles read."""
     passages = passages_read(with_distractors(pair, pool, context), pair.claim, rule)
-    return passage_messages(pair.claim, passages), [p["title"] for p in passages]
+    return PROMPTS[prompt](pair.claim, passages), [p["title"] for p in passages]
 
 
 def pack(folder: Path, rows: list[dict], cache: Path, commit: bool) -> None:
@@ -105,10 +115,10 @@ def pack(folder: Path, rows: list[dict], cache: Path, commit: bool) -> None:
 
 
 def read(sets: list[str], mirror: Path, ood: Path, context: int, limit: int, chunk_size: int, commit: bool,
-         rule: ReadingRule) -> Path:
+         rule: ReadingRule, prompt: str = "support") -> Path:
     from claimhop.lm.provider import local_engine
 
-    folder = archive_dir(rule, context)
+    folder = archive_dir(rule, context, prompt)
     cache = features_dir(rule)
     cache.mkdir(parents=True, exist_ok=True)
     done = {row["id"] for row in read_manifest(folder)}
@@ -125,7 +135,7 @@ def read(sets: list[str], mirror: Path, ood: Path, context: int, limit: int, chu
     waiting: list[dict] = []
     try:
         for pair in tqdm(todo, desc="pairs", unit="pair", initial=0):
-            messages, titles = pair_messages(pair, pools[pair.set], rule, context)
+            messages, titles = pair_messages(pair, pools[pair.set], rule, context, prompt)
             key = messages_key(messages)
             started = time.time()
             if not (cache / f"{key}.npy").is_file():
@@ -170,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=2000, help="pairs in the archive when the job stops")
     parser.add_argument("--chunk", type=int, default=50, help="pairs a packed chunk")
     parser.add_argument("--commit", action="store_true", help="git-commit each chunk as it is packed")
+    parser.add_argument("--prompt", choices=sorted(PROMPTS), default="support", help="the question read: the verify "
+                        "stage's (support) or the three-way one a served model is asked (three-ways)")
     parser.add_argument("--status", action="store_true", help="print what is read and exit")
     args = parser.parse_args(argv)
     rule = reading_rule()
@@ -180,9 +192,9 @@ def main(argv: list[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown pair set(s) {', '.join(unknown)}: one of {', '.join(PAIR_SETS)}")
     if args.status:
-        print(status(archive_dir(rule, args.context)))
+        print(status(archive_dir(rule, args.context, args.prompt)))
         return
-    folder = read(sets, args.mirror, args.ood, args.context, args.limit, args.chunk, args.commit, rule)
+    folder = read(sets, args.mirror, args.ood, args.context, args.limit, args.chunk, args.commit, rule, args.prompt)
     print(status(folder))
 
 

@@ -19,9 +19,16 @@ from claimhop.entities.matching import mentions
 from claimhop.program.verify.coverage import name_folded
 from claimhop.retrieval.titles import base_title, normalize_title
 from claimhop.sentences import split_sentences, stems
-from claimhop.signatures import PASSAGES_QUESTION, JudgeClaimOnPassages, instructions
+from claimhop.signatures import (
+    PASSAGES_QUESTION,
+    THREE_WAYS_QUESTION,
+    JudgeClaimOnPassages,
+    JudgeClaimThreeWays,
+    instructions,
+)
 
 PASSAGES_SYSTEM = instructions(JudgeClaimOnPassages)  # the system message of the one pass the head reads
+THREE_WAYS_SYSTEM = instructions(JudgeClaimThreeWays)  # a served model's verdict prompt (claimhop.program.verify.served)
 
 # A reading rule's budget when none is named, in characters of passages: 2,400 holds the first 4-6 selected passages
 # (median passage ~460 chars); heads trained before their provenance recorded a budget read it, and the synthetic
@@ -215,6 +222,14 @@ def passage_messages(claim: str, passages: list[dict]) -> list[dict]:
     """The chat the model reads: instructions, the numbered-by-title documents and the claim."""
     return [{"role": "system", "content": PASSAGES_SYSTEM},
             {"role": "user", "content": documents_prompt(claim, as_documents(passages))}]
+
+
+def three_way_messages(claim: str, passages: list[dict]) -> list[dict]:
+    """The three-way question (SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO: what a served model is asked) over the
+    same passages in the same order: the support question's state tells contradicted from not-enough-info claims
+    poorly (issue 69), and this prompt names what makes a claim false (another number, the opposite direction)."""
+    return [{"role": "system", "content": THREE_WAYS_SYSTEM},
+            {"role": "user", "content": documents_prompt(claim, as_documents(passages), THREE_WAYS_QUESTION)}]
 
 
 def hidden_state(engine, messages: list[dict], blocks: int) -> np.ndarray:
