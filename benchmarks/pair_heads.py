@@ -36,6 +36,7 @@ from claimhop.program.verify.head import VerdictHead, save_head
 
 SUPPORT_C = (1e-4, 3e-4, 1e-3)
 KIND_C = (3e-3, 1e-2, 3e-2)
+CONTRADICTION_C = (1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
 RATIOS = (0.1, 0.3, 1.0)  # the pairs' total weight against the shipped head's items, chosen nested
 
 
@@ -84,6 +85,25 @@ def real_items(path: Path, root: Path) -> tuple[list[dict], np.ndarray]:
     by_folder = {folder: [i for i in items if i["folder"] == folder] for folder in sorted({i["folder"] for i in items})}
     states = [load_features(these, folder_corpus(folder), reading_rule()) for folder, these in by_folder.items()]
     return [i for these in by_folder.values() for i in these], np.concatenate(states)
+
+
+def contradiction_part(folder: Path, held: str | None) -> tuple[dict[str, np.ndarray], dict]:
+    """The head's contradiction part (claimhop.program.verify.head.ContradictionHead): contradicted against
+    not-enough-info, on the states of the pairs (not supported, not of the `held` set) read with the three-way
+    question (`benchmarks.read_pairs --prompt three-ways`), standardised on them, C by grouped 5-fold log-loss."""
+    states = packed_states(folder)
+    rows = [r for r in read_manifest(folder) if r["id"] in states and r["set"] != held and r["label"] != SUPPORTED]
+    raw = np.stack([states[r["id"]] for r in rows]).astype(np.float64)
+    mean, scale = standardise(raw)
+    y = np.array([r["label"] == CONTRADICTED for r in rows], dtype=int)
+    logistic, c = fit_logistic((raw - mean) / scale, y, [r["group"] for r in rows], None, balanced=True,
+                               grid=CONTRADICTION_C)
+    arrays = {"contradiction_mean": mean, "contradiction_scale": scale, "contradiction_weights": logistic.weights,
+              "contradiction_bias": np.array(logistic.bias)}
+    return arrays, {"pairs folder": str(folder), "C": c, "class_weight": "balanced",
+                    "pairs": {f"{s}/{label}": n for (s, label), n in sorted(Counter((r["set"], r["label"])
+                                                                                     for r in rows).items())},
+                    "question": "three-way (claimhop.program.verify.reading.three_way_messages)"}
 
 
 def kind_mask(items: list[dict]) -> np.ndarray:
@@ -281,8 +301,10 @@ def hover_dev(base: list[dict], base_raw: np.ndarray, pair_raw: np.ndarray, pair
     return summary
 
 
-def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict) -> None:
-    """A head file `load_head` reads (no dev fold heads: it is measured on sets it never saw)."""
+def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict,
+               contradiction: tuple[dict[str, np.ndarray], dict] | None = None) -> None:
+    """A head file `load_head` reads (no dev fold heads: it is measured on sets it never saw), with a contradiction
+    part when one is given."""
     from claimhop.lm.weights import QWEN_CODER_1_5B
     from claimhop.program.verify.head import load_head
     from claimhop.program.verify.reading import reading_rule
@@ -292,13 +314,15 @@ def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict) -> 
               "support_weights": heads.support.weights, "support_bias": np.array(heads.support.bias),
               "kind_weights": heads.kind.weights, "kind_bias": np.array(heads.kind.bias),
               "threshold": np.array(0.5), "yes_calibration": np.array(load_head().yes_calibration),
-              "fold_weights": np.zeros((0, heads.mean.shape[0])), "fold_biases": np.zeros(0)}
+              "fold_weights": np.zeros((0, heads.mean.shape[0])), "fold_biases": np.zeros(0),
+              **(contradiction[0] if contradiction else {})}
     provenance = {"what": "claimhop's passage verifier head trained with labelled pairs of many genres "
                           "(benchmarks.pair_heads)", "command": "python -m benchmarks.pair_heads --heads",
                   "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
                   "reading": rule.name, "passage_budget_chars": rule.budget, "read_blocks": rule.blocks,
                   "training_data": trained_on, "support_head": {"C": heads.support_c, "class_weight": "balanced"},
-                  "kind_head": {"C": heads.kind_c, "class_weight": "balanced"}}
+                  "kind_head": {"C": heads.kind_c, "class_weight": "balanced"},
+                  **({"contradiction_head": contradiction[1]} if contradiction else {})}
     path.parent.mkdir(parents=True, exist_ok=True)
     save_head(arrays, provenance, path, path.with_suffix(".json"))
 
@@ -375,6 +399,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--real-claims", type=Path, help="benchmarks.real_claims' file: its training claims join "
                         "the written heads' training (a left-out set's own claims stay out)")
     parser.add_argument("--real-root", type=Path, default=Path("/work/ood"), help="the folders of --real-claims")
+    parser.add_argument("--three-ways", type=Path, help="pairs read with the three-way question: the written heads "
+                        "get a contradiction part trained on them (contradiction_check=three-ways)")
     parser.add_argument("--heads-only", action="store_true", help="write --heads, no table (nor HoVer dev)")
     parser.add_argument("--as-read", action="store_true", help="no weighed arm: HoVer dev and the written heads "
                         "count each pair as one item")
@@ -432,7 +458,8 @@ def main(argv: list[str] | None = None) -> None:
                     "file": str(args.real_claims), "by_set": dict(Counter(r["set"] for r, k in zip(real, seen) if k))}}
                    if real else {}),
                 "pairs weigh (times the shipped head's items)": row_ratio,
-                "pairs folder": str(args.pairs), "sets": "benchmarks.pair_sets (licences and provenance there)"})
+                "pairs folder": str(args.pairs), "sets": "benchmarks.pair_sets (licences and provenance there)"},
+                contradiction_part(args.three_ways, held) if args.three_ways else None)
             print(f"wrote {args.heads / name}.npz")
 
 

@@ -5,6 +5,7 @@ no document; a collection's own labelled claims. A fake engine stands in for the
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 
 import numpy as np
 
@@ -178,3 +179,47 @@ def test_a_claim_whose_opposite_reads_better_is_contradicted_and_one_whose_oppos
     by_name = Verify(Context.from_any({"verifier": "passages"}))(ToVerify(  # a Wikipedia-like claim: not read again
         claim=named, selected=ABSTRACTS, claim_entities=["Light therapy trial", "Quorvalide"], planned_facts=[named]))
     assert by_name.verdict == "CONTRADICTED" and by_name.calls == 1
+
+
+class QuestionReadingEngine(FakeEngine):
+    """The model's state for each (claim, question) read: the support question gives `support`, the three-way
+    question the claim's entry of `three_ways`."""
+
+    def __init__(self, support: np.ndarray, three_ways: dict[str, np.ndarray]):
+        super().__init__(None)
+        self.support, self.three_ways = support, three_ways
+
+    def last_hidden_state(self, messages, blocks=None):
+        self.messages.append(messages)
+        claim = messages[-1]["content"].split("\nClaim: ")[1].split("\n")[0]
+        return self.three_ways[claim] if "CONTRADICTED" in messages[0]["content"] else self.support
+
+
+def test_the_three_way_question_tells_a_contradicted_claim_from_an_unsettled_one_in_one_more_pass(monkeypatch):
+    """contradiction_check=three-ways: a claim the passages do not support is read once more with the three-way
+    question, and the head's contradiction part decides on that state; no opposite is written (no DSPy call). A
+    head without that part is refused by name."""
+    import pytest
+
+    from claimhop.program.verify.head import ContradictionHead, Logistic
+    from claimhop.program.verify.stage import ToVerify, Verify
+    from state.context import Context
+
+    verify = importlib.import_module("claimhop.program.verify.stage")
+    no_dspy_model(monkeypatch)
+    refuted, unsettled = "Quorvalide is sold in no pharmacy.", "Quorvalide intake is associated with taller workers."
+    engine = QuestionReadingEngine(np.array([-2.0, 1.0, 0, 0]),  # tiny_head: not supported
+                                   {refuted: np.array([0.0, 0.0, 4.0, 0.0]), unsettled: np.array([0.0, 0.0, -4.0, 0.0])})
+    part = ContradictionHead(np.zeros(4), np.ones(4), Logistic(np.array([0.0, 0.0, 1.0, 0.0]), 0.0))
+    monkeypatch.setattr(verify, "local_engine", lambda: engine)
+    monkeypatch.setattr(verify, "load_head", lambda *path: replace(tiny_head(), contradiction=part))
+    ctx = Context.from_any({"verifier": "passages", "contradiction_check": "three-ways"})
+    results = {claim: Verify(ctx)(ToVerify(claim=claim, selected=ABSTRACTS, claim_entities=["Quorvalide"],
+                                           planned_facts=[claim])) for claim in (refuted, unsettled)}
+    assert results[refuted].verdict == "CONTRADICTED" and "makes the claim false" in results[refuted].reason
+    assert results[unsettled].verdict == "INSUFFICIENT_INFO" and "neither support" in results[unsettled].reason
+    assert results[refuted].probabilities["three_ways"] > 0.9 > 0.1 > results[unsettled].probabilities["three_ways"]
+    assert results[refuted].calls == 2 and len(engine.messages) == 4  # two passes a claim, nothing written
+    monkeypatch.setattr(verify, "load_head", lambda *path: tiny_head())
+    with pytest.raises(ValueError, match="no contradiction part"):
+        Verify(ctx)

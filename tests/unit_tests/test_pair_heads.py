@@ -77,3 +77,30 @@ def test_the_pairs_weight_moves_the_mix_not_the_regularisation():
         weights = pair_weights(200, pairs, ratio)
         assert np.isclose(weights.mean(), 1.0)
         assert np.isclose(weights[200:].sum() / weights[:200].sum(), ratio)
+
+
+def test_the_contradiction_part_learns_from_the_three_way_reads_of_the_other_sets_only(tmp_path):
+    """The contradiction part (contradicted against not-enough-info) is fitted on the packed three-way states of
+    the pairs not supported, never on the left-out set's; it tells the two apart on states like those."""
+    from benchmarks.read_pairs import pack
+    from claimhop.program.verify.head import ContradictionHead, Logistic
+
+    rng = np.random.default_rng(2)
+    cache, folder, rows, states = tmp_path / "cache", tmp_path / "three-ways", [], {}
+    cache.mkdir()
+    for name in ("alpha", "beta", "held"):
+        items, raw = toy_set(name, 60, rng)
+        for item, state in zip(items, raw):
+            np.save(cache / f"{item['key']}.npy", state.astype(np.float32))
+            rows.append({"id": item["key"], "set": name, "group": item["group"], "label": item["label"],
+                         "key": item["key"]})
+            states[item["key"]] = state
+    pack(folder, rows, cache, commit=False)
+    arrays, provenance = pair_heads.contradiction_part(folder, "held")
+    assert not any(key.startswith("held/") for key in provenance["pairs"])
+    assert sum(provenance["pairs"].values()) == 80  # alpha and beta, 20 contradicted and 20 not-enough-info each
+    part = ContradictionHead(arrays["contradiction_mean"], arrays["contradiction_scale"],
+                             Logistic(arrays["contradiction_weights"], float(arrays["contradiction_bias"])))
+    held = [r for r in rows if r["set"] == "held" and r["label"] != SUPPORTED]
+    right = [(part.probability(states[r["id"]]) >= 0.5) == (r["label"] == CONTRADICTED) for r in held]
+    assert np.mean(right) > 0.9

@@ -135,7 +135,14 @@ def test_a_missing_or_mismatched_head_file_names_the_command_that_makes_it(tmp_p
     rule = reading_rule(budget=RULE_BUDGET)
     save_head(head_arrays(), {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(), "reading": rule.name,
                               "read_blocks": rule.blocks}, npz, meta)
-    assert load_head(npz, meta).threshold == 0.5
+    assert load_head(npz, meta).threshold == 0.5 and load_head(npz, meta).contradiction is None
+    # a head file with a contradiction part (benchmarks.pair_heads --three-ways) loads it
+    with_part = {**head_arrays(), "contradiction_mean": np.zeros(4), "contradiction_scale": np.ones(4),
+                 "contradiction_weights": np.array([0.0, 0.0, 1.0, 0.0]), "contradiction_bias": np.array(0.0)}
+    save_head(with_part, {"model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(), "reading": rule.name,
+                          "read_blocks": rule.blocks}, tmp_path / "part.npz", tmp_path / "part.json")
+    part = load_head(tmp_path / "part.npz", tmp_path / "part.json").contradiction
+    assert part.probability(np.array([0.0, 0.0, 5.0, 0.0])) > 0.99
     # a head whose provenance names no layer predates layers: it was read after all of them, so a middle layer's
     # prompt version does not match it
     monkeypatch.setattr(head_module, "_LOADED", {})

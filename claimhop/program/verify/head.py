@@ -54,6 +54,21 @@ class Logistic:
 
 
 @dataclass(frozen=True)
+class ContradictionHead:
+    """P(contradicted | not supported) from a second state: the model's at the answer of the three-way question
+    (reading.three_way_messages) on the same passages. Trained on labelled pairs of many genres read that way
+    (benchmarks.pair_heads --three-ways), where the support question's state tells contradicted from
+    not-enough-info claims poorly; standardised on its own training states."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    logistic: Logistic
+
+    def probability(self, state: np.ndarray) -> float:
+        return self.logistic.probability((state.astype(np.float64) - self.mean) / self.scale)
+
+
+@dataclass(frozen=True)
 class VerdictHead:
     mean: np.ndarray
     scale: np.ndarray
@@ -65,6 +80,7 @@ class VerdictHead:
     folds: dict[str, int] = field(default_factory=dict)  # dev uid -> the fold whose head never saw it
     fold_support: list[Logistic] = field(default_factory=list)
     provenance: dict = field(default_factory=dict)
+    contradiction: ContradictionHead | None = None  # a head file may hold one (contradiction_check=three-ways)
 
     @property
     def reading(self) -> ReadingRule:
@@ -190,6 +206,10 @@ def load_head(npz: Path | None = None, json_path: Path | None = None) -> Verdict
             folds={uid: int(f) for uid, f in provenance.get("dev_folds", {}).items()},
             fold_support=[Logistic(arrays["fold_weights"][i], float(arrays["fold_biases"][i])) for i in range(folds)],
             provenance=provenance,
+            contradiction=ContradictionHead(
+                arrays["contradiction_mean"], arrays["contradiction_scale"],
+                Logistic(arrays["contradiction_weights"], float(arrays["contradiction_bias"])))
+            if "contradiction_weights" in arrays else None,
         )
         _LOADED[key] = head
         return head

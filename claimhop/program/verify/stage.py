@@ -31,6 +31,7 @@ from claimhop.program.verify.reading import (
     hidden_state,
     passage_messages,
     passages_read,
+    three_way_messages,
 )
 from claimhop.program.verify.served import ServedVerdict, decide_three
 from claimhop.signatures import OppositeClaim
@@ -105,6 +106,10 @@ class Verify(SplitsClaims):
         # the run's head (the collection's own, if trained); a measurement comparing heads passes one
         self.head = head or load_head(head_file(settings.corpus_path, settings.index_dir))
         self.read_state = read_state
+        if settings.contradiction_check == "three-ways" and self.head.contradiction is None:
+            raise ValueError("contradiction_check=three-ways: the verifier's head has no contradiction part "
+                             f"({head_file(settings.corpus_path, settings.index_dir)}); train one with `python -m "
+                             "benchmarks.pair_heads --three-ways FOLDER --heads DIR` or use contradiction_check=opposite")
 
     @property
     def reading(self) -> ReadingRule:
@@ -122,7 +127,9 @@ class Verify(SplitsClaims):
         degraded = joined(degraded, failed)
         extra = 0
         if not failed and probs["supported"] < self.head.threshold and self.checks_opposite(case):
-            opposite, extra, failed = self.opposite_support(claim, passages, probs["supported"], case.uid)
+            second_look = (self.three_way_kind if self.settings.contradiction_check == "three-ways"
+                           else self.opposite_support)
+            opposite, extra, failed = second_look(claim, passages, probs["supported"], case.uid)
             probs = {**probs, **opposite}
             degraded = joined(degraded, failed)
         quotes = quotes_for([f["text"] for f in facts], passages)
@@ -162,6 +169,16 @@ class Verify(SplitsClaims):
         calls = 2 * calls_made(ctx, "verify")
         return ({} if p is None else {"opposite": p}), calls, failed
 
+    def three_way_kind(self, claim: str, passages: list[dict], claim_support: float,
+                       uid: str | None = None) -> tuple[dict[str, float], int, str | None]:
+        """P(contradicted | not supported) from the same passages read with the three-way question
+        ({"three_ways": P}, empty when it could not be read), the calls made and why it fell back: one pass
+        instead of the opposite's two calls."""
+        ctx, head = self.settings, self.head.contradiction
+        p, failed = call_lm(ctx, "verify", lambda: head.probability(
+            self.read_state(three_way_messages(claim, passages), self.reading)), lambda: None, direct=True)
+        return ({} if p is None else {"three_ways": p}), calls_made(ctx, "verify"), failed
+
     def probabilities(self, claim: str, passages: list[dict], uid: str | None = None) -> dict[str, float]:
         """The local model: one pass, the head reads its state: P(supported), P(contradicted | not supported) and
         the model's own P(yes). Another model: P(supported), P(contradicted) and P(insufficient) as it says them
@@ -184,6 +201,8 @@ def judged(probs: dict[str, float], quotes: list[list[dict]], threshold: float
         verdict, confidence = decide(probs["supported"], probs["contradicted_if_not"], threshold)
     if verdict != "SUPPORTED" and "opposite" in probs:  # the claim's opposite read on the same passages
         verdict = "CONTRADICTED" if probs["opposite"] > probs["supported"] else "INSUFFICIENT_INFO"
+    if verdict != "SUPPORTED" and "three_ways" in probs:  # the same passages read with the three-way question
+        verdict = "CONTRADICTED" if probs["three_ways"] >= 0.5 else "INSUFFICIENT_INFO"
     if verdict != "CONTRADICTED" and said_opposite(quotes):
         return "CONTRADICTED", round(max(1.0 - probs["supported"], OPPOSITE_CONFIDENCE), 4), {
             **probs, "opposite_quote": 1.0}
@@ -230,8 +249,12 @@ def reason_of(verdict: str, probs: dict[str, float], read: int) -> str:
         return f"a sentence of the {read} passages read says the opposite of the claim"
     if verdict == "CONTRADICTED" and "opposite" in probs:
         return f"read together, the {read} best passages support the claim's opposite better than the claim"
+    if verdict == "CONTRADICTED" and "three_ways" in probs:
+        return f"read together, the {read} best passages say something that makes the claim false"
     if verdict == "CONTRADICTED":
         return f"read together, the {read} best passages say something else than the claim"
     if "opposite" in probs:
         return f"read together, the {read} best passages support neither the claim nor its opposite"
+    if "three_ways" in probs:
+        return f"read together, the {read} best passages neither support the claim nor make it false"
     return f"read together, the {read} best passages do not settle the claim"
