@@ -95,12 +95,6 @@ class Context:
         "('always'). 'unnamed' on 194 real claims it was not chosen on (Check-COVID, HealthVer, Climate-FEVER): 31 "
         "verdicts gained, 8 lost (p = 0.0003); HoVer's claims name their articles (docs/evaluation.md).",
         group="verification")
-    contradiction_check: Literal["opposite", "three-ways"] = setting(
-        "opposite", "How a claim chosen by opposite_check is told CONTRADICTED or INSUFFICIENT_INFO: its opposite "
-        "written and read ('opposite', two model calls), or the same passages read once more with the three-way "
-        "question (SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO?) and the head's contradiction part deciding "
-        "('three-ways', one pass; needs a head file that has one: benchmarks.pair_heads --three-ways).",
-        group="verification")
     evidence_sentences: int = setting(8, "Evidence sentences the 'single' verifier reads.", 1, 20,
                                       group="verification")
     # limits

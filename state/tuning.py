@@ -86,6 +86,11 @@ class Tuning:
         0, "Selection: the claim's own first search results placed first among the documents kept when these are in "
         "selection order (a claim that names a document); the others follow in that order "
         "(docs/results/out-of-domain/first-five).", 0, 100)
+    contradiction_check: Literal["opposite", "three-ways"] = setting(
+        "opposite", "Verification: how a claim chosen by opposite_check is told CONTRADICTED or INSUFFICIENT_INFO: its opposite "
+        "written and read ('opposite', two model calls), or the same passages read once more with the three-way "
+        "question (SUPPORTED, CONTRADICTED or INSUFFICIENT_INFO?) and the head's contradiction part deciding "
+        "('three-ways', one pass; needs a head file that has one: benchmarks.pair_heads --three-ways).")
     documents_once: bool = setting(
         False, "Selection: each document's first passage in place and its later ones (\"Mars (2)\", \"Report > "
         "Methods\") after the first passage of every other document kept, so the first few span as many documents as "

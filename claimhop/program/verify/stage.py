@@ -106,7 +106,7 @@ class Verify(SplitsClaims):
         # the run's head (the collection's own, if trained); a measurement comparing heads passes one
         self.head = head or load_head(head_file(settings.corpus_path, settings.index_dir))
         self.read_state = read_state
-        if settings.contradiction_check == "three-ways" and self.head.contradiction is None:
+        if settings.tuning.contradiction_check == "three-ways" and self.head.contradiction is None:
             raise ValueError("contradiction_check=three-ways: the verifier's head has no contradiction part "
                              f"({head_file(settings.corpus_path, settings.index_dir)}); train one with `python -m "
                              "benchmarks.pair_heads --three-ways FOLDER --heads DIR` or use contradiction_check=opposite")
@@ -127,7 +127,7 @@ class Verify(SplitsClaims):
         degraded = joined(degraded, failed)
         extra = 0
         if not failed and probs["supported"] < self.head.threshold and self.checks_opposite(case):
-            second_look = (self.three_way_kind if self.settings.contradiction_check == "three-ways"
+            second_look = (self.three_way_kind if self.settings.tuning.contradiction_check == "three-ways"
                            else self.opposite_support)
             opposite, extra, failed = second_look(claim, passages, probs["supported"], case.uid)
             probs = {**probs, **opposite}
