@@ -327,6 +327,18 @@ def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict,
     save_head(arrays, provenance, path, path.with_suffix(".json"))
 
 
+def bundled_with_part(path: Path, contradiction: tuple[dict[str, np.ndarray], dict]) -> None:
+    """The bundled head file as shipped, plus a contradiction part: its support and kind heads unchanged."""
+    from claimhop.program.verify.head import HEAD_FILE, PROVENANCE_FILE
+
+    with np.load(HEAD_FILE) as data:
+        arrays = {name: data[name] for name in data.files}
+    provenance = json.loads(PROVENANCE_FILE.read_text(encoding="utf-8"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_head({**arrays, **contradiction[0]}, {**provenance, "contradiction_head": contradiction[1]}, path,
+              path.with_suffix(".json"))
+
+
 def plot(rows: list[dict], path: Path) -> None:
     from claimhop.evaluation.figures import pyplot, save_png
 
@@ -436,6 +448,11 @@ def main(argv: list[str] | None = None) -> None:
     real, real_raw = real_items(args.real_claims, args.real_root) if args.real_claims else ([], pair_raw[:0])
     if args.real_claims:
         real_raw = raw_features(real_raw, rows_out)
+    if args.heads and args.three_ways:  # the bundled head with a contradiction part: what the part alone changes
+        for held in [*sorted({i["set"] for i in pairs}), None]:
+            name = f"bundled-contradiction-without-{held}" if held else "bundled-contradiction-all"
+            bundled_with_part(args.heads / f"{name}.npz", contradiction_part(args.three_ways, held))
+            print(f"wrote {args.heads / name}.npz")
     if args.heads:
         counts = Counter(i["set"] for i in pairs)
         for held in [*sorted(counts), None]:
