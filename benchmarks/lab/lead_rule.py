@@ -16,8 +16,9 @@ then each document once (`documents_once`). The signals are all computed from wh
   1 on a corpus of one passage an article, the bundled Wikipedia);
 - `chained in first N`: of selection's first N, how many a document ranked before them names (the corpus's link
   table, as selection's chains: the graph records it on each kept document as `chain`; replayed from the kept order,
-  exact but for a floor document whose namer selection dropped): a claim whose first documents chain is a chain of
-  articles, one whose first documents do not is about a topic;
+  exact but for a floor document whose namer selection dropped, and but for the link table: today's, where HoVer's
+  and HotpotQA's rows were recorded at c288e94 with the one computed then): a claim whose first documents chain is a
+  chain of articles, one whose first documents do not is about a topic;
 - `through named`: a lead that reaches the claim search's last named document among its first 5 (a signal-free
   lead that varies by claim).
 
@@ -302,8 +303,9 @@ def report(samples: list[Sample], table: dict, passage_table: dict, values: dict
             if before != after:
                 lines.append(f"| {s.name} | {c.uid} | {'+' if after else '-'} | "
                              + " | ".join(str(values[s.name, c.uid][k]) for k in SIGNALS) + " |")
-    lines += ["", f"{', '.join(wikipedia)}: a corpus of one passage an article, so `named passages` is at most 1 there.",
-              ""]
+    lines += ["", f"{', '.join(wikipedia)}: a corpus of one passage an article, so `named passages` is at most 1 there. "
+              "`chained in first N` reads today's link tables (the bundled corpus's shipped one; each collection's "
+              "own), on the kept order recorded.", ""]
     return lines
 
 
