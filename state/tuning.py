@@ -86,14 +86,6 @@ class Tuning:
         0, "Selection: the claim's own first search results placed first among the documents kept when these are in "
         "selection order (a claim that names a document); the others follow in that order "
         "(docs/results/out-of-domain/first-five).", 0, 100)
-    unchained_lead: int = setting(
-        0, "Selection: the claim search's first results placed first, as claim_lead does, but this many and only when "
-        "none of the first 5 documents in selection order is a link of a chain (named by a document chosen before it): "
-        "the claim names a topic, not a chain of articles (needs chain_weight above 0; the larger of the two leads "
-        "applies). Measured, not the default: with claim_lead=1 and documents_once, 3 gains +9 -0 claims at 5 replayed "
-        "on HealthVer, Climate-FEVER, HoVer dev and HotpotQA, and none on Climate-FEVER over claim_lead=1; held out "
-        "it is chosen only when leads of 5 or more are left out (docs/results/out-of-domain/first-five/lead-rule.md).",
-        0, 100)
     documents_once: bool = setting(
         False, "Selection: each document's first passage in place and its later ones (\"Mars (2)\", \"Report > "
         "Methods\") after the first passage of every other document kept, so the first few span as many documents as "

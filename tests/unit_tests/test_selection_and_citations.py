@@ -206,44 +206,6 @@ def test_claim_lead_puts_the_claims_first_results_first_for_a_claim_that_names_a
     assert set(titles(claim_lead=5)) == set(titles())  # the same documents, only their order changes
 
 
-def test_unchained_lead_follows_the_claims_own_search_further_only_for_a_claim_about_a_topic():
-    # Climate-FEVER's claim 2868 in small: it names Rick Perry and Galileo; selection puts the articles it names
-    # first and the evidence, which the claim's own search ranks second, last. No kept document names another (no
-    # chain), so with unchained_lead=3 the search's first 3 lead; when the Galileo article names the next one (a
-    # chain of articles, as a HoVer claim's), the lead stays claim_lead's
-    from claimhop.retrieval.article_links import ArticleLinks
-
-    def doc(doc_id, title, text, score):
-        return {**cand(title, text, score), "doc_id": doc_id}
-
-    found = [doc(0, "Rick Perry", "Rick Perry was Governor of Texas.", 0.03),
-             doc(1, "Galileo affair", "Galileo was tried in 1633.", 0.02),
-             doc(2, "Science and the Catholic Church", "The Church and Galileo.", 0.01),
-             doc(3, "2006 Texas gubernatorial election", "The governor was re-elected in 2006.", 0.005)]
-    candidates = {d["title"]: d for d in found}
-    ranking = [candidates["Rick Perry"], candidates["2006 Texas gubernatorial election"], candidates["Galileo affair"]]
-    names, claim = ["Rick Perry", "Galileo"], "Galileo got outvoted for a spell, said Texas Governor Rick Perry."
-    no_chain = ArticleLinks.from_lists([[], [], [], []], "test")
-    chain = ArticleLinks.from_lists([[], [2], [], []], "test")  # "Galileo affair" names the Church article
-
-    def titles(links, **settings):
-        return [d["title"] for d in select_from(candidates, names, [], ranking, Context(**settings), links, claim)]
-
-    assert Context().tuning.unchained_lead == 0
-    assert titles(no_chain) == ["Rick Perry", "Galileo affair", "Science and the Catholic Church",
-                                "2006 Texas gubernatorial election"]
-    assert titles(no_chain, claim_lead=1) == titles(no_chain)
-    led = select_from(candidates, names, [], ranking, Context(claim_lead=1, unchained_lead=3), no_chain, claim)
-    assert [d["title"] for d in led] == ["Rick Perry", "2006 Texas gubernatorial election", "Galileo affair",
-                                         "Science and the Catholic Church"]
-    assert [d["rank"] for d in led] == [1, 2, 3, 4]
-    # a chain among the first documents: the claim names a chain of articles, selection's order stays
-    chained = titles(chain, claim_lead=1, unchained_lead=3)
-    assert chained == titles(chain, claim_lead=1) and chained[-1] == "2006 Texas gubernatorial election"
-    # without a link table (chain_weight 0, an external engine) chains are unknown: claim_lead's order
-    assert titles(None, claim_lead=1, unchained_lead=3) == titles(None, claim_lead=1)
-
-
 def test_documents_once_puts_a_long_documents_later_passages_after_the_other_documents():
     # Climate-FEVER's claim 2323 in small: the claim names Mars, so both passages of the file mars.md lead the
     # selection and the evidence, another article, is third; with documents_once it is second, Mars (2) last

@@ -133,11 +133,8 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
     selected = [d for d in ranked if d["title"] in chosen][: ctx.top_k]
     if ctx.unnamed_order == "claim" and unnamed:
         selected = in_claim_order(selected, claim_ranking)
-    elif ctx.tuning.claim_lead or ctx.tuning.unchained_lead:
-        lead = ctx.tuning.claim_lead
-        if ctx.tuning.unchained_lead and links is not None and unchained(selected):
-            lead = max(lead, ctx.tuning.unchained_lead)
-        selected = claim_led(selected, claim_ranking, lead)
+    elif ctx.tuning.claim_lead:
+        selected = claim_led(selected, claim_ranking, ctx.tuning.claim_lead)
     if ctx.tuning.documents_once:
         selected = documents_once(selected)
     return selected
@@ -158,16 +155,6 @@ def documents_once(selected: list[SelectedDoc]) -> list[SelectedDoc]:
     for rank, doc in enumerate(first + later, start=1):
         doc["rank"] = rank
     return first + later
-
-
-CHAIN_WINDOW = 5  # unchained_lead looks at this many of the first documents (the ones the verifier reads first)
-
-
-def unchained(selected: list[SelectedDoc], window: int = CHAIN_WINDOW) -> bool:
-    """Whether none of the first `window` documents is a link of a chain (named by a document selection chose
-    before it, score_candidates' `chain`): a claim about a topic, whose own search's order `unchained_lead` may
-    follow further, rather than a chain of articles, whose links selection's order puts first."""
-    return not any("chain" in doc for doc in selected[:window])
 
 
 def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead: int) -> list[SelectedDoc]:
