@@ -260,22 +260,22 @@ def report(samples: list[Sample], table: dict, passage_table: dict, values: dict
         summary.append(f"| {label} ({len(family)}) | {'; '.join(by_seed)} | {'; '.join(wiki_lost)} | "
                        f"{'; '.join(by_reference)} | {chosen_all[label].label} |")
     lines = ["# A claim lead that grows with a signal: a topic, not a chain (issue 70)", "",
-             "Written by `python -m benchmarks.lab.lead_rule` (no model call; module doc). Each rule: for a claim whose "
+             ("Written by `python -m benchmarks.lab.lead_rule` (no model call; module doc). Each rule: for a claim whose "
              "21 are in selection order (it names a document), the claim search's first `lead` documents first when "
              "the signal fires, else its first `base` (0: selection's order; 1: `claim_lead=1`), then each document "
              f"once; leads {', '.join(map(str, LEADS))} ({TOP_K}: the claim search's order). Evidence out of "
              "Wikipedia counted by document (by passage in brackets below); HoVer dev and HotpotQA: every gold "
-             "title. Only the order of the recorded 21 changes, so @21 cannot move (0 gained, 0 lost by every rule).",
+             "title. Only the order of the recorded 21 changes, so @21 cannot move (0 gained, 0 lost by every rule)."),
              "", "## Grouped cross-validation, the four samples pooled", "",
-             "Each family is one signal's rules plus the reference rules (the default, documents once, claim_lead=1, "
+             ("Each family is one signal's rules plus the reference rules (the default, documents once, claim_lead=1, "
              "both: rank_fusion's \"a lead of 1, documents once\"); in each of 5 folds the rule with the most claims "
              "gained less lost on the other folds is chosen (ties to the earlier, the reference first), then counted "
-             "on the fold against the default (and against claim_lead=1 with documents once, on the same claims). To beat: the reference family alone, 6 / 1 held out in every seed, none lost on HoVer dev or HotpotQA.",
+             "on the fold against the default (and against claim_lead=1 with documents once, on the same claims). To beat: the reference family alone, 6 / 1 held out in every seed, none lost on HoVer dev or HotpotQA."),
              "", *summary, "", "Per seed:", "", *per_seed]
     lines += ["", "## Rules replayed on every claim", "",
-              "Claims gained / lost at 5 against the default on every claim (not held out); out of Wikipedia by "
+              ("Claims gained / lost at 5 against the default on every claim (not held out); out of Wikipedia by "
               "document, by passage in brackets. The rules each family chooses on all four samples, the reference, "
-              "and the fixed leads.", "",
+              "and the fixed leads."), "",
               "| rule | " + " | ".join(s.name for s in samples) + " | pooled @5 (exact McNemar p) |",
               "|---|" + "---|" * len(samples) + "---|"]
     lines.append("| default: @5 / @21 | " + " | ".join(
@@ -292,8 +292,8 @@ def report(samples: list[Sample], table: dict, passage_table: dict, values: dict
         lines.append(f"| {rule.label} | " + " | ".join(cells)
                      + f" | +{pooled[0]} -{pooled[1]} (p = {mcnemar_exact(*pooled):.2g}) |")
     lines += ["", "## The signals on the claims a lead moves", "",
-              "Every claim whose first 5 the claim search's order (a lead of 21) changes against `claim_lead=1` with "
-              "documents once: gained (+) or lost (-) there, and each signal's value.", "",
+              ("Every claim whose first 5 the claim search's order (a lead of 21) changes against `claim_lead=1` with "
+              "documents once: gained (+) or lost (-) there, and each signal's value."), "",
               "| sample | claim | lead 21 vs lead 1 | " + " | ".join(SIGNALS) + " |",
               "|---|---|---|" + "---|" * len(SIGNALS)]
     base, full = Rule(lead=1, once=True), Rule(lead=TOP_K, once=True)
@@ -303,9 +303,9 @@ def report(samples: list[Sample], table: dict, passage_table: dict, values: dict
             if before != after:
                 lines.append(f"| {s.name} | {c.uid} | {'+' if after else '-'} | "
                              + " | ".join(str(values[s.name, c.uid][k]) for k in SIGNALS) + " |")
-    lines += ["", f"{', '.join(wikipedia)}: a corpus of one passage an article, so `named passages` is at most 1 there. "
+    lines += ["", (f"{', '.join(wikipedia)}: a corpus of one passage an article, so `named passages` is at most 1 there. "
               "`chained in first N` reads today's link tables (the bundled corpus's shipped one; each collection's "
-              "own), on the kept order recorded.", ""]
+              "own), on the kept order recorded."), ""]
     return lines
 
 
