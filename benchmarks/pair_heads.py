@@ -78,12 +78,16 @@ def real_items(path: Path, root: Path) -> tuple[list[dict], np.ndarray]:
     head written for a left-out set never sees that set's claims either."""
     from claimhop.evaluation.train_verifier import folder_corpus
     from claimhop.evaluation.verifier_data import real_claim_items
-    from claimhop.evaluation.verifier_features import load_features
+    from claimhop.evaluation.verifier_features import extract_features, load_features
     from claimhop.program.verify.reading import reading_rule
 
     items = real_claim_items(path, root)
     by_folder = {folder: [i for i in items if i["folder"] == folder] for folder in sorted({i["folder"] for i in items})}
-    states = [load_features(these, folder_corpus(folder), reading_rule()) for folder, these in by_folder.items()]
+    states = []
+    for folder, these in by_folder.items():  # a claim a check never read (nothing to go on) is read here, once
+        corpus = folder_corpus(folder)
+        extract_features(these, corpus, reading_rule(), desc=f"real claims in {folder}")
+        states.append(load_features(these, corpus, reading_rule()))
     return [i for these in by_folder.values() for i in these], np.concatenate(states)
 
 
