@@ -129,8 +129,8 @@ class Verify(SplitsClaims):
         if not failed and probs["supported"] < self.head.threshold and self.checks_opposite(case):
             second_look = (self.three_way_kind if self.settings.tuning.contradiction_check == "three-ways"
                            else self.opposite_support)
-            opposite, extra, failed = second_look(claim, passages, probs["supported"], case.uid)
-            probs = {**probs, **opposite}
+            looked, extra, failed = second_look(claim, passages, probs["supported"], case.uid)
+            probs = {**probs, **looked}
             degraded = joined(degraded, failed)
         quotes = quotes_for([f["text"] for f in facts], passages)
         verdict, confidence, probs = judged(probs, quotes, self.head.threshold)
