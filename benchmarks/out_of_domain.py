@@ -105,10 +105,10 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
     context = Context.from_any({"corpus_path": str(folder), **(settings or {})})
     stages = {}
     for head_name, head in heads_for(folder, name, more_heads, collection).items():
-        try:
-            stages[head_name + suffix] = Verify(context, saved_state_reader(), head)
-        except ValueError as error:  # a head these settings cannot run with (no contradiction part): said, skipped
-            print(f"{name}: {head_name} skipped: {error}")
+        if context.tuning.contradiction_check == "three-ways" and head.contradiction is None:
+            print(f"{name}: {head_name} skipped: contradiction_check=three-ways and the head has no contradiction part")
+            continue
+        stages[head_name + suffix] = Verify(context, saved_state_reader(), head)
     kept: dict[str, list[dict]] = {}  # recorded rows of heads not run now, by claim
     for row in recorded or []:
         if row.get("head") not in stages:
