@@ -32,7 +32,9 @@ from claimhop.atomic import write_text
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.train_verifier import FOLDS, fit_logistic, fold_of, standardise, yes_logits
 from claimhop.evaluation.verifier_report import auc
+from claimhop.evaluation.verifier_features import features_dir
 from claimhop.program.verify.head import VerdictHead, save_head
+from claimhop.program.verify.reading import NEW_HEAD_READING, READINGS, ReadingRule, reading_rule
 
 SUPPORT_C = (1e-4, 3e-4, 1e-3)
 KIND_C = (3e-3, 1e-2, 3e-2)
@@ -40,9 +42,9 @@ CONTRADICTION_C = (1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
 RATIOS = (0.1, 0.3, 1.0)  # the pairs' total weight against the shipped head's items, chosen nested
 
 
-def shipped_items() -> tuple[list[dict], np.ndarray]:
-    """The bundled head's training items, as its provenance names them, with their saved states (benchmarks.
-    feature_archive load puts them in the cache)."""
+def shipped_items(rule: ReadingRule) -> tuple[list[dict], np.ndarray]:
+    """The bundled head's training items, as its provenance names them, with their saved states under `rule`
+    (benchmarks.feature_archive load puts them in the cache; `claimhop train-verifier --reading` reads the rest)."""
     from claimhop.evaluation.verifier_data import (
         DEV_RETRIEVED,
         SYNTHETIC_RETRIEVED,
@@ -51,14 +53,13 @@ def shipped_items() -> tuple[list[dict], np.ndarray]:
         synthetic_items,
     )
     from claimhop.evaluation.verifier_features import load_features
-    from claimhop.program.verify.reading import reading_rule
     from claimhop.retrieval.corpus import load_corpus
 
     items = [*synthetic_items(Path("docs/results/verifier/synthetic-claims.jsonl")),
              *synthetic_items(Path("docs/results/verifier/synthetic-chains.jsonl")),
              *retrieved_synthetic_items(SYNTHETIC_RETRIEVED),
              *dev_items("gold", DEV_RETRIEVED), *dev_items("retrieved", DEV_RETRIEVED)]
-    return items, load_features(items, load_corpus(), reading_rule())
+    return items, load_features(items, load_corpus(), rule)
 
 
 def pair_items(folder: Path, sets: list[str] | None = None) -> tuple[list[dict], np.ndarray]:
@@ -71,7 +72,7 @@ def pair_items(folder: Path, sets: list[str] | None = None) -> tuple[list[dict],
     return items, (np.stack([states[r["id"]] for r in rows]) if rows else np.zeros((0, 1536), np.float32))
 
 
-def real_items(path: Path, root: Path) -> tuple[list[dict], np.ndarray]:
+def real_items(path: Path, root: Path, rule: ReadingRule) -> tuple[list[dict], np.ndarray]:
     """benchmarks.real_claims' training claims (role "train": no reported sample shares a document with them), read
     as a check reads them (21 documents found in their set's folder, 3,000 characters): labelled claims of three
     pair sets in the reading of a real check, which 600-character pairs are not. Each keeps its set's name, so a
@@ -79,15 +80,14 @@ def real_items(path: Path, root: Path) -> tuple[list[dict], np.ndarray]:
     from claimhop.evaluation.train_verifier import folder_corpus
     from claimhop.evaluation.verifier_data import real_claim_items
     from claimhop.evaluation.verifier_features import extract_features, load_features
-    from claimhop.program.verify.reading import reading_rule
 
     items = real_claim_items(path, root)
     by_folder = {folder: [i for i in items if i["folder"] == folder] for folder in sorted({i["folder"] for i in items})}
     states = []
     for folder, these in by_folder.items():  # a claim a check never read (nothing to go on) is read here, once
         corpus = folder_corpus(folder)
-        extract_features(these, corpus, reading_rule(), desc=f"real claims in {folder}")
-        states.append(load_features(these, corpus, reading_rule()))
+        extract_features(these, corpus, rule, desc=f"real claims in {folder}")
+        states.append(load_features(these, corpus, rule))
     return [i for these in by_folder.values() for i in these], np.concatenate(states)
 
 
@@ -305,15 +305,13 @@ def hover_dev(base: list[dict], base_raw: np.ndarray, pair_raw: np.ndarray, pair
     return summary
 
 
-def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict,
+def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict, rule: ReadingRule,
                contradiction: tuple[dict[str, np.ndarray], dict] | None = None) -> None:
     """A head file `load_head` reads (no dev fold heads: it is measured on sets it never saw), with a contradiction
     part when one is given."""
     from claimhop.lm.weights import QWEN_CODER_1_5B
     from claimhop.program.verify.head import load_head
-    from claimhop.program.verify.reading import reading_rule
 
-    rule = reading_rule()
     arrays = {"mean": heads.mean, "scale": heads.scale, "answer_rows": rows,
               "support_weights": heads.support.weights, "support_bias": np.array(heads.support.bias),
               "kind_weights": heads.kind.weights, "kind_bias": np.array(heads.kind.bias),
@@ -418,17 +416,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--three-ways", type=Path, help="pairs read with the three-way question: the written heads "
                         "get a contradiction part trained on them (contradiction_check=three-ways)")
     parser.add_argument("--heads-only", action="store_true", help="write --heads, no table (nor HoVer dev)")
+    parser.add_argument("--reading", default=NEW_HEAD_READING, choices=sorted(READINGS), help="the reading rule "
+                        "(21 blocks, 3,000 characters) the shipped items, real claims and --pairs were read with")
     parser.add_argument("--as-read", action="store_true", help="no weighed arm: HoVer dev and the written heads "
                         "count each pair as one item")
     args = parser.parse_args(argv)
     if not args.pairs.is_dir():
         parser.error(f"--pairs {args.pairs}: no such folder (read pairs with `python -m benchmarks.read_pairs`)")
+    rule = reading_rule(args.reading)
+    if not args.pairs.name.startswith(features_dir(rule).name):
+        parser.error(f"--pairs {args.pairs} was not read with --reading {args.reading} (its folder would start "
+                     f"{features_dir(rule).name}: `python -m benchmarks.read_pairs --reading {args.reading}`)")
     from claimhop.evaluation.train_verifier import answer_rows
     from claimhop.lm.weights import gguf_path
 
     rows_out = answer_rows(gguf_path())
     Heads.answer_rows = rows_out
-    base, base_states = shipped_items()
+    base, base_states = shipped_items(rule)
     base_raw = raw_features(base_states, rows_out)
     pairs, pair_states = pair_items(args.pairs)
     if not pairs:
@@ -449,7 +453,7 @@ def main(argv: list[str] | None = None) -> None:
         write_text(args.out / "loso.md", markdown(rows, dev, args.pairs, pairs))
         plot(rows, args.out / "loso.png")
         print(markdown(rows, dev, args.pairs, pairs))
-    real, real_raw = real_items(args.real_claims, args.real_root) if args.real_claims else ([], pair_raw[:0])
+    real, real_raw = real_items(args.real_claims, args.real_root, rule) if args.real_claims else ([], pair_raw[:0])
     if args.real_claims:
         real_raw = raw_features(real_raw, rows_out)
     if args.heads and args.three_ways:  # the bundled head with a contradiction part: what the part alone changes
@@ -480,7 +484,7 @@ def main(argv: list[str] | None = None) -> None:
                    if real else {}),
                 "pairs weigh (times the shipped head's items)": row_ratio,
                 "pairs folder": str(args.pairs), "sets": "benchmarks.pair_sets (licences and provenance there)"},
-                contradiction_part(args.three_ways, held) if args.three_ways else None)
+                rule, contradiction_part(args.three_ways, held) if args.three_ways else None)
             print(f"wrote {args.heads / name}.npz")
 
 

@@ -41,6 +41,8 @@ from benchmarks.pair_sets import (
 from claimhop.atomic import atomic_path, write_text
 from claimhop.evaluation.verifier_features import features_dir, messages_key, save_atomic
 from claimhop.program.verify.reading import (
+    NEW_HEAD_READING,
+    READINGS,
     ReadingRule,
     hidden_state,
     passage_messages,
@@ -182,9 +184,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--commit", action="store_true", help="git-commit each chunk as it is packed")
     parser.add_argument("--prompt", choices=sorted(PROMPTS), default="support", help="the question read: the verify "
                         "stage's (support) or the three-way one a served model is asked (three-ways)")
+    parser.add_argument("--reading", default=NEW_HEAD_READING, choices=sorted(READINGS), help="the reading rule (21 "
+                        "blocks, 3,000 characters); a pair whose prompt another rule's cache already holds is not "
+                        "read again (benchmarks.feature_archive load --into)")
     parser.add_argument("--status", action="store_true", help="print what is read and exit")
     args = parser.parse_args(argv)
-    rule = reading_rule()
+    rule = reading_rule(args.reading)
     # a job stopped by `kill` (or a session's end) packs what it read, as Ctrl-C does
     signal.signal(signal.SIGTERM, stop_reading)
     sets = [s for s in args.sets.split(",") if s]

@@ -5,6 +5,7 @@ about the bookkeeping of the cross-validation; the heads on real reads are measu
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from benchmarks import pair_heads
 from benchmarks.pair_heads import Heads, chosen_ratio, leave_one_set_out, pair_weights, pooled
@@ -104,3 +105,16 @@ def test_the_contradiction_part_learns_from_the_three_way_reads_of_the_other_set
     held = [r for r in rows if r["set"] == "held" and r["label"] != SUPPORTED]
     right = [(part.probability(states[r["id"]]) >= 0.5) == (r["label"] == CONTRADICTED) for r in held]
     assert np.mean(right) > 0.9
+
+
+def test_pairs_read_with_another_reading_are_refused(tmp_path, capsys):
+    """A head is valid only for the reading its states came from: pairs read with chain-order-1 cannot train a
+    chain-order-1-relevant head, and the error says which reading to read them with."""
+    from benchmarks.read_pairs import archive_dir
+    from claimhop.program.verify.reading import reading_rule
+
+    folder = tmp_path / archive_dir(reading_rule(), 600).name
+    folder.mkdir()
+    with pytest.raises(SystemExit):
+        pair_heads.main(["--pairs", str(folder), "--out", str(tmp_path / "out"), "--reading", "chain-order-1-relevant"])
+    assert "--reading chain-order-1-relevant" in capsys.readouterr().err

@@ -6,6 +6,7 @@ that records the prompt (this test is about the job's bookkeeping; the reads are
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -132,3 +133,16 @@ def test_measured_samples_groups_are_never_pairs(tmp_path):
     (folder / "sample-45.jsonl").write_text(json.dumps(claims[0]) + "\n", encoding="utf-8")
     pairs = pair_sets.load_pairs("healthver", Path("/nowhere"), tmp_path)
     assert [p.id for p in pairs] == ["healthver:c2"] and pairs[0].evidence[0]["text"] == "Text of Doc B."
+
+
+def test_another_reading_reads_only_the_prompts_it_changes(job, tmp_path):
+    """Pairs read once, then under chain-order-1-relevant: a pair whose prompt is the same (its passages fit the
+    rule's caps) finds its state in the cache the other reading left there (feature_archive load --into), so
+    nothing is read again and the new reading's archive holds every pair."""
+    old, new = read_pairs.reading_rule(), read_pairs.reading_rule("chain-order-1-relevant")
+    read_pairs.read(["toy"], tmp_path, tmp_path, 300, limit=12, chunk_size=12, commit=False, rule=old)
+    shutil.copytree(read_pairs.features_dir(old), read_pairs.features_dir(new))
+    job.clear()
+    folder = read_pairs.read(["toy"], tmp_path, tmp_path, 300, limit=12, chunk_size=12, commit=False, rule=new)
+    assert job == [] and folder.name.startswith(read_pairs.features_dir(new).name)
+    assert len(read_pairs.read_manifest(folder)) == 12
