@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from benchmarks import pair_heads
-from benchmarks.pair_heads import Heads, chosen_ratio, leave_one_set_out, pair_weights, pooled
+from benchmarks.pair_heads import (
+    Heads,
+    chosen_ratio,
+    leave_one_set_out,
+    pair_weights,
+    pooled,
+)
 from benchmarks.pair_sets import CONTRADICTED, INSUFFICIENT, SUPPORTED
 
 DIM = 1536  # the bundled model's state: the shipped head, always the first arm, reads it

@@ -15,7 +15,13 @@ import numpy as np
 import pytest
 
 from benchmarks import pair_sets, read_pairs
-from benchmarks.pair_sets import Pair, detokenize, distractor_pool, stratified_order, with_distractors
+from benchmarks.pair_sets import (
+    Pair,
+    detokenize,
+    distractor_pool,
+    stratified_order,
+    with_distractors,
+)
 
 
 def pair(i: int, label: str, name: str = "toy", group: str | None = None) -> Pair:
