@@ -117,7 +117,9 @@ def pack(folder: Path, rows: list[dict], cache: Path, commit: bool) -> None:
 
 
 def read(sets: list[str], mirror: Path, ood: Path, context: int, limit: int, chunk_size: int, commit: bool,
-         rule: ReadingRule, prompt: str = "support") -> Path:
+         rule: ReadingRule, prompt: str = "support", same_as: Path | None = None) -> Path:
+    """Read pairs until the archive holds `limit`; with `same_as` (another archive), only the pairs it holds: the
+    same pairs under another reading or question, for heads compared on the same data."""
     from claimhop.lm.provider import local_engine
 
     folder = archive_dir(rule, context, prompt)
@@ -129,7 +131,9 @@ def read(sets: list[str], mirror: Path, ood: Path, context: int, limit: int, chu
         members = load_pairs(name, mirror, ood)
         pools[name] = distractor_pool(members)
         pairs += members
-    todo = [p for p in stratified_order(pairs) if p.id not in done][: max(0, limit - len(done))]
+    wanted = {row["id"] for row in read_manifest(same_as)} if same_as else None
+    todo = [p for p in stratified_order(pairs) if p.id not in done and (wanted is None or p.id in wanted)
+            ][: max(0, limit - len(done))]
     if not todo:
         print(f"nothing to read: {len(done)} pairs in {folder}")
         return folder
@@ -187,6 +191,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reading", default=NEW_HEAD_READING, choices=sorted(READINGS), help="the reading rule (21 "
                         "blocks, 3,000 characters); a pair whose prompt another rule's cache already holds is not "
                         "read again (benchmarks.feature_archive load --into)")
+    parser.add_argument("--same-as", type=Path, help="only the pairs this other archive holds (the same pairs "
+                        "under another --reading or --prompt)")
     parser.add_argument("--status", action="store_true", help="print what is read and exit")
     args = parser.parse_args(argv)
     rule = reading_rule(args.reading)
@@ -199,7 +205,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.status:
         print(status(archive_dir(rule, args.context, args.prompt)))
         return
-    folder = read(sets, args.mirror, args.ood, args.context, args.limit, args.chunk, args.commit, rule, args.prompt)
+    if args.same_as and not read_manifest(args.same_as):
+        parser.error(f"--same-as {args.same_as}: no pairs read there")
+    folder = read(sets, args.mirror, args.ood, args.context, args.limit, args.chunk, args.commit, rule, args.prompt,
+                  args.same_as)
     print(status(folder))
 
 
