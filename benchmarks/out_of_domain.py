@@ -56,6 +56,13 @@ def sample_macro_f1(pairs: list[tuple[str, str]]) -> float:
     return macro_f1(pairs, tuple(label for label in LABELS if any(g == label for g, _ in pairs)))
 
 
+def chance_macro_f1(labels: list[str]) -> float:
+    """Macro-F1 of a verdict drawn uniformly from the three labels, over the labels the sample has: a label of share
+    p gets precision p and recall 1/3 (33.3 on a balanced 3-label sample, 40 on a balanced 2-label one)."""
+    shares = [labels.count(label) / len(labels) for label in LABELS if label in labels]
+    return 100 * float(np.mean([2 * p / 3 / (p + 1 / 3) for p in shares]))
+
+
 def evidence_recall(rows: list[dict], k: int, count: str = "passage") -> float | None:
     """Share of claims with evidence whose any evidence document is among the first k titles (`count`: only the
     passage titled as the document, or any passage of it: claimhop.evaluation.metric.evidence_in)."""
@@ -186,7 +193,7 @@ def fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def plot(summary: dict[str, dict[str, float]], path: Path) -> None:
+def plot(summary: dict[str, dict[str, float]], path: Path, chance: dict[str, float]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -199,12 +206,15 @@ def plot(summary: dict[str, dict[str, float]], path: Path) -> None:
     for i, head in enumerate(heads):
         ys = [summary[n].get(head, 0.0) for n in names]
         ax.bar(np.arange(len(names)) + i * width, ys, width, label=head)
-    ax.axhline(100 / 3, color="grey", linestyle=":", label="chance (3 labels)")
+    for i, name in enumerate(names):  # each sample's own chance: Check-COVID's has two labels
+        ax.hlines(chance[name], i - width / 2, i + width * (len(heads) - 0.5), color="grey", linestyle=":",
+                  label="chance (a uniform guess of the three labels)" if i == 0 else None)
     ax.set_xticks(np.arange(len(names)) + width * (len(heads) - 1) / 2)
     ax.set_xticklabels(names)
     ax.set_ylabel("macro-F1 (the sample's labels)")
+    ax.set_ylim(0, 100)  # room above the bars for the legend
     ax.set_title("Verdicts outside Wikipedia, on claimhop's 21 documents")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, ncol=2, loc="upper left")
     fig.tight_layout()
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=120)
@@ -256,7 +266,7 @@ def main() -> None:
     settings, more_heads = run_settings(parser, args.settings), named_values(parser, "--head", args.head)
     suffix = "".join(f"+{key}={value}" for key, value in settings.items())
     out = Path(args.out)
-    lines, summary = ["# Claims outside Wikipedia", ""], {}
+    lines, summary, chance = ["# Claims outside Wikipedia", ""], {}, {}
     for name in args.sets.split(","):
         root = Path(args.root) / name
         sample = next(root.glob("sample-*.jsonl"))
@@ -277,8 +287,9 @@ def main() -> None:
         lines += table(name, eval_rows, verdicts, args.count)
         summary[name] = {h: sample_macro_f1([(r["label"], r["verdict"]) for r in verdicts if r["head"] == h])
                          for h in heads_in(verdicts)}
+        chance[name] = chance_macro_f1([c["label"] for c in claims])
     write_text(out / "README.md", "\n".join(lines) + "\n")
-    plot(summary, out / "macro-f1.png")
+    plot(summary, out / "macro-f1.png", chance)
     print("\n".join(lines))
 
 

@@ -45,3 +45,12 @@ def test_a_two_label_sample_is_scored_on_its_two_labels_and_a_not_enough_info_ve
     assert sample_macro_f1(right) == 100.0  # not two thirds of it for a label the sample does not have
     hedged = [("SUPPORTED", "SUPPORTED"), ("CONTRADICTED", "INSUFFICIENT_INFO")]
     assert sample_macro_f1(hedged) == 50.0  # supported 1.0, contradicted 0.0: the hedge costs its claim
+
+
+def test_chance_is_the_samples_own():
+    """A uniform guess of the three verdicts: 33.3 on a balanced 3-label sample, 40 on Check-COVID's two labels."""
+    from benchmarks.out_of_domain import chance_macro_f1
+
+    three = ["SUPPORTED"] * 15 + ["CONTRADICTED"] * 15 + ["INSUFFICIENT_INFO"] * 15
+    assert round(chance_macro_f1(three), 1) == 33.3
+    assert round(chance_macro_f1(["SUPPORTED"] * 15 + ["CONTRADICTED"] * 15), 1) == 40.0
