@@ -11,7 +11,9 @@ normalised over the labels.
 
 from __future__ import annotations
 
+import logging
 import math
+from contextvars import ContextVar
 
 from claimhop.lm.usage import LEDGER
 from claimhop.signatures import instructions
@@ -76,6 +78,21 @@ def classify_local(engine, signature: type, user: str, labels: tuple[str, ...]) 
     return label, label_distribution(positions[0].get("top_logprobs") or [], labels, chosen=label)
 
 
+_ONE_TOKEN = ContextVar("one_token_call", default=False)
+
+
+class _OneTokenStop(logging.Filter):
+    """Drops DSPy's "response was truncated" warning for the one-token call: it stops at its length on purpose,
+    and DSPy names its default max_tokens (512), not the call's, so every served verdict warned of a truncation
+    that never happened."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (_ONE_TOKEN.get() and "truncated" in record.getMessage())
+
+
+logging.getLogger("dspy.clients.lm").addFilter(_OneTokenStop())
+
+
 class NoLogprobs(RuntimeError):
     """The model's server returned no token probabilities (it does not offer `logprobs`)."""
 
@@ -92,7 +109,12 @@ def classify_served(lm, signature: type, user: str, labels: tuple[str, ...],
     examples = [turn for question, label in shots
                 for turn in ({"role": "user", "content": question}, {"role": "assistant", "content": label})]
     messages = [{"role": "system", "content": system}, *examples, {"role": "user", "content": user}]
-    response = lm.forward(messages=messages, max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=TOP_TOKENS)
+    flag = _ONE_TOKEN.set(True)
+    try:
+        response = lm.forward(messages=messages, max_tokens=1, temperature=0.0, logprobs=True,
+                              top_logprobs=TOP_TOKENS)
+    finally:
+        _ONE_TOKEN.reset(flag)
     choice = (response.model_dump() if hasattr(response, "model_dump") else dict(response))["choices"][0]
     positions = (choice.get("logprobs") or {}).get("content") or []
     if not positions:

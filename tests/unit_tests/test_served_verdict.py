@@ -185,3 +185,26 @@ def test_a_served_label_of_none_of_the_three_is_an_error_the_node_falls_back_on(
     out = served(lm, model_attempts=1)
     assert out.verdict == "INSUFFICIENT_INFO" and out.degraded
 
+
+
+def test_the_one_token_call_warns_of_no_truncation(monkeypatch, tmp_path, caplog):
+    """A real server stops the one-token call at its length, and DSPy's LiteLLM engine then warns that the
+    response was truncated at its default max_tokens (512): once per verdict, about nothing. The warning is dropped
+    for that call only; any other call that is truncated still warns."""
+    import logging
+
+    monkeypatch.setenv("CLAIMHOP_HOME", str(tmp_path))
+    lm, engine = served_fake_lm(CONTRADICTING)
+    complete = engine.complete
+
+    def as_litellm_warns(request):  # what dspy.clients.engines.litellm_engine does on finish_reason "length"
+        logging.getLogger("dspy.clients.lm").warning("LM response was truncated due to exceeding max_tokens=512.")
+        return complete(request)
+
+    monkeypatch.setattr(engine, "complete", as_litellm_warns)
+    monkeypatch.setitem(provider._LMS, MODEL, lm)
+    with caplog.at_level(logging.WARNING, logger="dspy.clients.lm"):
+        ServedVerdict()(MODEL, CLAIM, DOCS[:2])
+        assert engine.logprob_requests and "truncated" not in caplog.text
+        logging.getLogger("dspy.clients.lm").warning("LM response was truncated due to exceeding max_tokens=512.")
+    assert "truncated" in caplog.text
