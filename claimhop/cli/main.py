@@ -922,7 +922,8 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--blocks", type=int, help="read the state after this many transformer blocks (default: as the "
                        "shipped verifier reads, claimhop.program.verify.reading.NEW_HEAD_BLOCKS; see benchmarks.lab.layer_sweep)")
     train.add_argument("--reading", help="how the passages read are chosen (default: claimhop.program.verify.reading."
-                       "NEW_HEAD_READING; the rules are its READINGS: chain-order-1, chain-order-2)")
+                       "NEW_HEAD_READING; the rules are its READINGS: chain-order-1, chain-order-2, "
+                       "chain-order-1-relevant, which --corpus heads read)")
     train.add_argument("--budget", type=int, help="characters of passages read per claim (default: as the shipped "
                        "verifier reads, claimhop.program.verify.reading.NEW_HEAD_BUDGET); a run reads as its head was "
                        "trained")
