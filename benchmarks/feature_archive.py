@@ -67,10 +67,11 @@ def archives(folder: Path) -> list[Path]:
                   if p.stem == folder.name or p.stem.startswith(folder.name + "-"))
 
 
-def save(folder: Path, part: str = "") -> int:
-    """Every state in `folder` (with `part`: those no archive holds yet), float32 as read, in one compressed file
-    (written atomically)."""
-    skip = archived_keys(folder) if part else set()
+def save(folder: Path, part: str = "", beside: Path | None = None) -> int:
+    """Every state in `folder` (with `part`: those no archive holds yet; with `beside`, another reading's folder,
+    nor any its archives hold: the states `load --into` gives this reading from that one), float32 as read, in one
+    compressed file (written atomically)."""
+    skip = (archived_keys(folder) if part else set()) | (archived_keys(beside) if beside else set())
     states = {path.stem: np.load(path) for path in sorted(folder.glob("*.npy")) if path.stem not in skip}
     if not states:
         raise SystemExit(f"no states to save in {folder}: read them first (`claimhop train-verifier`)")
@@ -107,11 +108,16 @@ def main() -> None:
                         help="NAME@BLOCKS[:BUDGET], as benchmarks.lab.head_sources takes")
     parser.add_argument("--into", help="load: into this reading's folder instead (read after the same blocks)")
     parser.add_argument("--part", default="", help="save: only the states no archive holds yet, as READING-PART")
+    parser.add_argument("--beside", help="save: nor those another reading's archives hold (the same prompts: "
+                        "`load --into` this reading gives them), NAME@BLOCKS[:BUDGET]")
     args = parser.parse_args()
     rule = parse_reading(args.reading)
     folder = features_dir(rule)
     if args.action == "save":
-        print(f"{save(folder, args.part)} states from {folder} -> {archive_path(folder, args.part)}")
+        if args.beside and not args.part:
+            raise SystemExit("--beside needs --part (the archive holds only some of the reading's states)")
+        beside = features_dir(parse_reading(args.beside)) if args.beside else None
+        print(f"{save(folder, args.part, beside)} states from {folder} -> {archive_path(folder, args.part)}")
         return
     target = folder
     if args.into:

@@ -42,3 +42,21 @@ def test_a_part_keeps_only_new_states_and_load_brings_back_every_part(tmp_path, 
         assert part.files == ["new"]
     fresh = tmp_path / "fresh" / "abc123-def456"
     assert feature_archive.load(fresh) == 3 and np.load(fresh / "new.npy")[0] == 9
+
+
+def test_a_part_beside_another_reading_keeps_only_the_prompts_that_reading_lacks(tmp_path, monkeypatch):
+    """A new reading whose cache began as a copy of another's (load --into): its part holds only the prompts it read
+    itself, and loading the other reading's archive into it, then its own part, gives back every state."""
+    monkeypatch.setattr(feature_archive, "ARCHIVE_DIR", tmp_path / "archive")
+    monkeypatch.chdir(tmp_path)
+    old, new = tmp_path / "cache" / "aaa111-def456", tmp_path / "cache" / "bbb222-def456"
+    old.mkdir(parents=True)
+    np.save(old / "same.npy", np.full(4, 1, dtype=np.float32))
+    assert feature_archive.save(old) == 1
+    assert feature_archive.load(old, new) == 1  # the prompts both readings show the model alike
+    np.save(new / "changed.npy", np.full(4, 2, dtype=np.float32))
+    assert feature_archive.save(new, part="own", beside=old) == 1
+    with np.load(feature_archive.archive_path(new, "own")) as part:
+        assert part.files == ["changed"]
+    fresh = tmp_path / "fresh" / "bbb222-def456"
+    assert feature_archive.load(old, fresh) + feature_archive.load(new, fresh) == 2
