@@ -10,7 +10,7 @@ Recall counts as each set is reported elsewhere: on Wikipedia every gold article
 outside it, any evidence document among the first k, by the passage titled as the document
 (benchmarks.out_of_domain's tables; `--count document` counts any passage of it).
 
-    python -m benchmarks.every_set --root /work/ood --out /tmp/every-set            # ~35 min on 2 cores
+    python -m benchmarks.every_set --root /work/ood --out /tmp/every-set    # ~85 min on the 2-core AMD EPYC
     python -m benchmarks.every_set --root /work/ood --out /tmp/every-set-b --against /tmp/every-set --set k=v
 
 Each set's rows are `claimhop eval`'s own results file (OUT/SET/eval.jsonl): a stopped run resumes where it was.
