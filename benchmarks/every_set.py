@@ -129,8 +129,10 @@ def table(results: dict[str, dict[int, dict]], earlier: dict[str, dict[int, dict
 
 
 def measured(item: EvalSet, rows_file: Path, count: str) -> dict[int, dict]:
+    """k -> system -> uid -> the claim's gold among the system's first k."""
     rows = list(rows_in(rows_file))
-    return {k: {system: of_system(hits(item, rows, k, count), system) for system in SYSTEMS} for k in (5, 21)}
+    found = {k: hits(item, rows, k, count) for k in (5, 21)}
+    return {k: {system: of_system(found[k], system) for system in SYSTEMS} for k in (5, 21)}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -104,7 +104,7 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
         saved_state_reader,
         state_path,
     )
-    from claimhop.program.verify.stage import ToVerify, Verify
+    from claimhop.program.verify.stage import NoContradictionPart, ToVerify, Verify
     from claimhop.retrieval.factory import search_engine
     from state.context import Context
 
@@ -112,10 +112,10 @@ def verdict_rows(name: str, folder: Path, claims: list[dict], retrieved: dict[st
     context = Context.from_any({"corpus_path": str(folder), **(settings or {})})
     stages = {}
     for head_name, head in heads_for(folder, name, more_heads, collection).items():
-        if context.tuning.contradiction_check == "three-ways" and head.contradiction is None:
-            print(f"{name}: {head_name} skipped: contradiction_check=three-ways and the head has no contradiction part")
-            continue
-        stages[head_name + suffix] = Verify(context, saved_state_reader(), head)
+        try:
+            stages[head_name + suffix] = Verify(context, saved_state_reader(), head)
+        except NoContradictionPart as error:  # the one head these settings cannot run with: said, skipped
+            print(f"{name}: {head_name} skipped: {error}")
     kept: dict[str, list[dict]] = {}  # recorded rows of heads not run now, by claim
     for row in recorded or []:
         if row.get("head") not in stages:

@@ -51,6 +51,10 @@ def local_state(messages: list[dict], rule: ReadingRule) -> np.ndarray:
     return hidden_state(local_engine(), messages, rule.blocks)
 
 
+class NoContradictionPart(ValueError):
+    """contradiction_check=three-ways asked of a head trained without a contradiction part."""
+
+
 @dataclass
 class VerifyResult:
     """A verifier's verdict: its confidence and reason (None from verifier=single), the facts judged (None when
@@ -107,9 +111,10 @@ class Verify(SplitsClaims):
         self.head = head or load_head(head_file(settings.corpus_path, settings.index_dir))
         self.read_state = read_state
         if settings.tuning.contradiction_check == "three-ways" and self.head.contradiction is None:
-            raise ValueError("contradiction_check=three-ways: the verifier's head has no contradiction part "
-                             f"({head_file(settings.corpus_path, settings.index_dir)}); train one with `python -m "
-                             "benchmarks.pair_heads --three-ways FOLDER --heads DIR` or use contradiction_check=opposite")
+            raise NoContradictionPart(
+                "contradiction_check=three-ways: the verifier's head has no contradiction part "
+                f"({head_file(settings.corpus_path, settings.index_dir)}); train one with `python -m "
+                "benchmarks.pair_heads --three-ways FOLDER --heads DIR` or use contradiction_check=opposite")
 
     @property
     def reading(self) -> ReadingRule:
