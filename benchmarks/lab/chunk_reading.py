@@ -1,0 +1,218 @@
+"""Reading the passages in chunks (issue 69): does a head judge a claim better from several short reads, each of
+~600 characters of its passages, than from the one 3,000-character read the verify stage makes?
+
+Why: every head that has seen other genres' contradictions learned them from pairs read at 600 characters
+(benchmarks.read_pairs), and MiniCheck-style checkers judge a claim against each chunk of a document and take the
+best. Here each sample claim's passages (as the verify stage reads them for the head's reading rule, on the 21
+documents claimhop selected: the committed rows) are cut into consecutive chunks of at most `--chunk` characters,
+each read alone with the same prompt; the head's P(supported) over the chunks is aggregated by its maximum, and
+P(contradicted | not supported) taken from the chunk most likely to be evidence. Compared, claim by claim, with the
+one full read's verdicts recorded for the same head (the committed verdict rows, `opposite_check=unnamed`).
+
+States are kept in the feature cache by prompt (claimhop.evaluation.verifier_features.saved_state_reader), so a
+stopped run goes on where it stopped and a second run makes no model call. Chunks are read in rank order across all
+claims (every claim's first chunk, then every second), so a partial run already answers for the first chunks.
+
+    python -m benchmarks.lab.chunk_reading --chunks 5 \
+        --head "pairs=docs/results/verifier/pairs/heads-relevant/pairs-without-{set}.npz" \
+        --paired "pairs=pairsrelevant+opposite_check=unnamed" \
+        --head "mix=docs/results/verifier/pairs/heads-relevant/shipped-mix.npz" \
+        --paired "mix=relevant+opposite_check=unnamed" \
+        --out docs/results/out-of-domain/chunks
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from claimhop.atomic import write_text
+
+SETS = ("healthver", "climate-fever", "check-covid")
+ROWS = Path("docs/results/out-of-domain/relevant")  # retrieval.jsonl and verdicts.jsonl of each set
+LABELS = ("SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO")
+
+
+def chunks_of(passages: list[dict], limit: int) -> list[list[dict]]:
+    """Consecutive passages grouped into chunks of at most `limit` characters each (a longer passage alone)."""
+    out: list[list[dict]] = []
+    size = 0
+    for passage in passages:
+        length = len(passage["title"]) + len(passage["text"]) + 4
+        if out and size + length <= limit:
+            out[-1].append(passage)
+            size += length
+        else:
+            out.append([passage])
+            size = length
+    return out
+
+
+def macro_f1(gold: list[str], predicted: list[str]) -> float:
+    scores = []
+    for label in LABELS:
+        if label not in gold:
+            continue  # a two-label sample is scored on its labels
+        tp = sum(g == p == label for g, p in zip(gold, predicted))
+        wrong = sum((g == label) != (p == label) for g, p in zip(gold, predicted))
+        scores.append(2 * tp / (2 * tp + wrong) if tp else 0.0)
+    return round(100 * float(np.mean(scores)), 1)
+
+
+def auc(positive: list[bool], score: list[float]) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return round(float(roc_auc_score(positive, score)), 3)
+
+
+def claims_of(name: str, root: Path, rows: Path) -> tuple[list[dict], dict[str, list[str]], dict[str, dict]]:
+    """The sample's claims, the 21 titles claimhop kept for each and the full read's recorded verdict rows (by head,
+    then claim)."""
+    from claimhop.evaluation.data import load_claims
+
+    claims = load_claims(next((root / name).glob("sample-*.jsonl")))
+    retrieved = {}
+    for line in (rows / name / "retrieval.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["system"] == "claimhop":
+            retrieved[row["uid"]] = row["titles"][:21]
+    full = {}
+    for line in (rows / name / "verdicts.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        full.setdefault(row["head"], {})[row["uid"]] = row
+    return [c for c in claims if c["uid"] in retrieved], retrieved, full
+
+
+def chunk_messages(claims: list[dict], retrieved: dict[str, list[str]], corpus, rule, limit: int
+                   ) -> dict[str, list[list[dict]]]:
+    """Each claim's chunks as the chat messages the model reads."""
+    from claimhop.evaluation.verifier_features import documents_for
+    from claimhop.program.verify.reading import passage_messages, passages_read
+
+    out = {}
+    for claim in claims:
+        passages = passages_read(documents_for(corpus, retrieved[claim["uid"]]), claim["claim"], rule)
+        out[claim["uid"]] = [passage_messages(claim["claim"], chunk) for chunk in chunks_of(passages, limit)]
+    return out
+
+
+def verdict(p_support: float, p_kind: float, threshold: float = 0.5) -> str:
+    if p_support >= threshold:
+        return "SUPPORTED"
+    return "CONTRADICTED" if p_kind >= 0.5 else "INSUFFICIENT_INFO"
+
+
+def score(name: str, claims: list[dict], probs: dict[str, list[dict]], full: dict[str, dict], head: str,
+          chunks: int) -> dict:
+    """The head's verdicts from the first `chunks` chunks against the full read's recorded ones."""
+    from claimhop.evaluation.report import mcnemar_exact
+
+    gold = [c["label"] for c in claims]
+    supported = [g == "SUPPORTED" for g in gold]
+    rows = {"chunked": [], "chunked+opposite": [], "full read": []}
+    p_max = []
+    for claim in claims:
+        parts = probs[claim["uid"]][:chunks]
+        best = max(parts, key=lambda p: p["supported"])
+        p_max.append(best["supported"])
+        recorded = full[claim["uid"]]
+        rows["full read"].append(recorded["verdict"])
+        rows["chunked"].append(verdict(best["supported"], best["contradicted_if_not"]))
+        # the stage's opposite rule on the full read (its recorded opposite), the support from the chunks
+        p_full = recorded["probabilities"]
+        opposite = p_full.get("opposite")
+        if best["supported"] >= 0.5:
+            rows["chunked+opposite"].append("SUPPORTED")
+        elif opposite is not None:
+            rows["chunked+opposite"].append("CONTRADICTED" if opposite > p_full["supported"] else "INSUFFICIENT_INFO")
+        else:
+            rows["chunked+opposite"].append(rows["chunked"][-1])
+    full_p = [full[c["uid"]]["probabilities"]["supported"] for c in claims]
+    out = {"set": name, "head": head, "chunks": chunks, "claims": len(claims),
+           "auc": {"full read": auc(supported, full_p), "chunked (max)": auc(supported, p_max)}}
+    for arm, verdicts in rows.items():
+        right = [v == g for v, g in zip(verdicts, gold)]
+        base = [v == g for v, g in zip(rows["full read"], gold)]
+        gained = sum(r and not b for r, b in zip(right, base))
+        lost = sum(b and not r for r, b in zip(right, base))
+        out[arm] = {"macro_f1": macro_f1(gold, verdicts),
+                    "contradicted": f"{sum(v == g == 'CONTRADICTED' for v, g in zip(verdicts, gold))}/"
+                                    f"{gold.count('CONTRADICTED')}",
+                    "supported": f"{sum(v == g == 'SUPPORTED' for v, g in zip(verdicts, gold))}/"
+                                 f"{gold.count('SUPPORTED')}",
+                    "gained": gained, "lost": lost, "p": round(mcnemar_exact(gained, lost), 3)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    from tqdm import tqdm
+
+    from claimhop.evaluation.verifier_features import saved_state_reader
+    from claimhop.program.verify.head import load_head
+    from claimhop.program.verify.reading import reading_rule
+    from claimhop.retrieval.factory import search_engine
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--root", type=Path, default=Path("/work/ood"), help="folders made by benchmarks.claim_sets")
+    parser.add_argument("--rows", type=Path, default=ROWS)
+    parser.add_argument("--reading", default="chain-order-1-relevant")
+    parser.add_argument("--chunk", type=int, default=600, help="characters of passages a chunk holds, at most")
+    parser.add_argument("--chunks", type=int, default=5, help="chunks read a claim, at most")
+    parser.add_argument("--head", action="append", default=[], metavar="NAME=FILE",
+                        help="a head to score ({set} in FILE: the set's name; its reading must be --reading)")
+    parser.add_argument("--paired", action="append", default=[], metavar="NAME=ROWS_HEAD",
+                        help="the recorded full-read rows a --head is paired with (their `head` field)")
+    parser.add_argument("--out", type=Path, help="write chunks.json and chunks.md here")
+    parser.add_argument("--no-read", action="store_true", help="score only what is read already (no model call)")
+    args = parser.parse_args(argv)
+    rule = reading_rule(args.reading)
+    heads = dict(item.split("=", 1) for item in args.head)
+    paired = dict(item.split("=", 1) for item in args.paired)
+    if set(paired) != set(heads):
+        parser.error("every --head needs its --paired full-read rows, and only those")
+    sets = args.sets.split(",")
+    data = {}
+    for name in sets:
+        claims, retrieved, full = claims_of(name, args.root, args.rows)
+        corpus = search_engine(str(args.root / name / "documents")).corpus
+        data[name] = (claims, full, chunk_messages(claims, retrieved, corpus, rule, args.chunk))
+    for name in sets:
+        counts = [len(chunks) for chunks in data[name][2].values()]
+        print(f"{name}: {len(counts)} claims, chunks a claim {min(counts)}-{max(counts)} (median "
+              f"{int(np.median(counts))})", flush=True)
+    read = saved_state_reader()
+    states: dict[str, dict[str, list[np.ndarray]]] = {name: {} for name in sets}
+    todo = [(k, name, claim["uid"]) for k in range(args.chunks) for name in sets for claim in data[name][0]
+            if k < len(data[name][2][claim["uid"]])]
+    from claimhop.evaluation.verifier_features import features_dir, messages_key
+
+    for k, name, uid in tqdm(todo, desc="chunks", unit="read"):
+        messages = data[name][2][uid][k]
+        if args.no_read and not (features_dir(rule) / f"{messages_key(messages)}.npy").is_file():
+            continue
+        states[name].setdefault(uid, []).append(read(messages, rule))
+    results = []
+    for name in sets:
+        claims, full, _ = data[name]
+        for head_name, pattern in heads.items():
+            head = load_head(Path(pattern.format(set=name)))
+            rows = full[paired[head_name]]
+            scored = [c for c in claims if states[name].get(c["uid"]) and c["uid"] in rows]
+            if not scored:
+                continue
+            probs = {uid: [head.probabilities(s) for s in these] for uid, these in states[name].items()}
+            for n in range(1, args.chunks + 1):
+                result = score(name, scored, probs, rows, head_name, n)
+                results.append(result)
+                print(json.dumps(result), flush=True)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_text(args.out / "chunks.json", json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
