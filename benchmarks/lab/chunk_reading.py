@@ -127,10 +127,12 @@ def score(name: str, claims: list[dict], probs: dict[str, list[dict]], full: dic
         if best["supported"] >= 0.5:
             rows["chunked+opposite"].append("SUPPORTED")
         elif opposite is not None:
-            rows["chunked+opposite"].append("CONTRADICTED" if opposite > p_full["supported"] else "INSUFFICIENT_INFO")
+            rows["chunked+opposite"].append("CONTRADICTED" if opposite > p_full.get("supported", 0.0)
+                                            else "INSUFFICIENT_INFO")
         else:
             rows["chunked+opposite"].append(rows["chunked"][-1])
-    full_p = [full[c["uid"]]["probabilities"]["supported"] for c in claims]
+    # a claim the stage found nothing to go on for has no probabilities: it ranks last
+    full_p = [full[c["uid"]]["probabilities"].get("supported", 0.0) for c in claims]
     out = {"set": name, "head": head, "chunks": chunks, "claims": len(claims),
            "auc": {"full read": auc(supported, full_p), "chunked (max)": auc(supported, p_max)}}
     for arm, verdicts in rows.items():
@@ -145,6 +147,21 @@ def score(name: str, claims: list[dict], probs: dict[str, list[dict]], full: dic
                                  f"{gold.count('SUPPORTED')}",
                     "gained": gained, "lost": lost, "p": round(mcnemar_exact(gained, lost), 3)}
     return out
+
+
+def markdown(results: list[dict]) -> str:
+    """One row per (set, head, chunks read): support AUC of the full read and of the chunks' best, then macro-F1 /
+    contradicted recognised / supported right / gained-lost against the full read, for each arm."""
+    arms = ("full read", "chunked", "chunked+opposite")
+    lines = ["| set | head | chunks | claims | support AUC: full read / chunks' best | "
+             + " | ".join(arms) + " |", "|---|---|---|---|---|" + "---|" * len(arms)]
+    for r in results:
+        cells = [f"{r[a]['macro_f1']} / {r[a]['contradicted']} / {r[a]['supported']}"
+                 + ("" if a == "full read" else f" (+{r[a]['gained']} -{r[a]['lost']}, p = {r[a]['p']:.2g})")
+                 for a in arms]
+        lines.append(f"| {r['set']} | {r['head']} | {r['chunks']} | {r['claims']} | {r['auc']['full read']} / "
+                     f"{r['auc']['chunked (max)']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -212,6 +229,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         write_text(args.out / "chunks.json", json.dumps(results, indent=1) + "\n")
+        write_text(args.out / "chunks.md", markdown(results))
 
 
 if __name__ == "__main__":

@@ -124,3 +124,15 @@ def test_pairs_read_with_another_reading_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         pair_heads.main(["--pairs", str(folder), "--out", str(tmp_path / "out"), "--reading", "chain-order-1-relevant"])
     assert "--reading chain-order-1-relevant" in capsys.readouterr().err
+
+
+def test_a_mass_mean_probe_points_from_one_class_to_the_other_and_is_balanced():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(400, 6))
+    y = (np.arange(400) < 100).astype(int)  # a quarter positive
+    x[y == 1, 2] += 2.0  # the classes differ along one dimension only
+    probe, c = pair_heads.fit_mass_mean(x, y, [str(i) for i in range(400)], balanced=True)
+    assert c == 0.0 and int(np.argmax(np.abs(probe.weights))) == 2 and probe.weights[2] > 0
+    p = 1 / (1 + np.exp(-(x @ probe.weights + probe.bias)))
+    # balanced: the rarer class is found as often as the common one, not swamped by it
+    assert (p[y == 1] >= 0.5).mean() > 0.75 and (p[y == 0] < 0.5).mean() > 0.75
