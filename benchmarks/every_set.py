@@ -170,9 +170,11 @@ def main(argv: list[str] | None = None) -> None:
         if args.against is not None and (args.against / item.name / "eval.jsonl").is_file():
             earlier[item.name] = measured(item, args.against / item.name / "eval.jsonl", args.count)
     text = ["# Retrieval on every set, one run", "",
-            (f"`python -m benchmarks.every_set {' '.join(sys.argv[1:])}`; recall counted "
-            f"{'by the passage titled as the evidence document' if args.count == 'passage' else 'by any passage'} "
-            "outside Wikipedia, every gold article on it."), "", *table(results, earlier)]
+            (f"`python -m benchmarks.every_set {' '.join(sys.argv[1:])}`. Outside Wikipedia a claim counts when any "
+             "of its evidence documents is among the first k, "
+             f"{'by the passage titled as the document' if args.count == 'passage' else 'by any of its passages'}; "
+             "on HoVer and HotpotQA when every gold article is. (Each set's own `eval.md` counts every gold title on "
+             "every set.)"), "", *table(results, earlier)]
     write_text(args.out / "README.md", "\n".join(text) + "\n")
     write_text(args.out / "every-set.json", json.dumps({name: {k: {s: sum(v.values()) / len(v) if v else None
                                                                    for s, v in by.items()} for k, by in r.items()}

@@ -141,6 +141,11 @@ def fit_mass_mean(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | No
 PROBES = {"logistic": fit_logistic, "mass-mean": fit_mass_mean}
 
 
+def probe_name() -> str:
+    """How this run fits its heads (--probe), for its table and the provenance of the heads it writes."""
+    return next(name for name, fit in PROBES.items() if fit is Heads.probe)
+
+
 def kind_mask(items: list[dict]) -> np.ndarray:
     """What the kind head learns from: items not supported that say how (synthetic false claims, pairs)."""
     return np.array([i.get("kind") in (CONTRADICTED, INSUFFICIENT) and i["label"] != SUPPORTED
@@ -151,7 +156,7 @@ class Heads:
     """The support and kind heads fitted on (raw features of) a training mix, standardised on it."""
 
     answer_rows: np.ndarray | None = None  # the output layer's yes/no rows (set once the model file is read)
-    probe = staticmethod(fit_logistic)  # how each head is fitted (--probe)
+    probe = fit_logistic  # how each head is fitted (--probe); a plain function, called as Heads.probe
 
     def __init__(self, raw: np.ndarray, items: list[dict], support_c: float | None = None,
                  kind_c: float | None = None, weights: np.ndarray | None = None):
@@ -160,11 +165,11 @@ class Heads:
         groups = [i["group"] for i in items]
         w = np.ones(len(items)) if weights is None else weights
         y = np.array([i["label"] == SUPPORTED for i in items], dtype=int)
-        self.support, self.support_c = self.probe(x, y, groups, support_c, balanced=True, grid=SUPPORT_C,
+        self.support, self.support_c = Heads.probe(x, y, groups, support_c, balanced=True, grid=SUPPORT_C,
                                                     weights=w)
         mask = kind_mask(items)
         yk = np.array([i.get("kind") == CONTRADICTED for i in items], dtype=int)
-        self.kind, self.kind_c = self.probe(x[mask], yk[mask], [g for g, m in zip(groups, mask) if m], kind_c,
+        self.kind, self.kind_c = Heads.probe(x[mask], yk[mask], [g for g, m in zip(groups, mask) if m], kind_c,
                                               balanced=True, grid=KIND_C, weights=w[mask])
 
     def probabilities(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -354,8 +359,9 @@ def write_head(path: Path, heads: Heads, rows: np.ndarray, trained_on: dict, rul
                           "(benchmarks.pair_heads)", "command": "python -m benchmarks.pair_heads --heads",
                   "model": QWEN_CODER_1_5B.name, "model_sha256": QWEN_CODER_1_5B.sha256, "prompt": rule.version(),
                   "reading": rule.name, "passage_budget_chars": rule.budget, "read_blocks": rule.blocks,
-                  "training_data": trained_on, "support_head": {"C": heads.support_c, "class_weight": "balanced"},
-                  "kind_head": {"C": heads.kind_c, "class_weight": "balanced"},
+                  "training_data": trained_on,
+                  "support_head": {"probe": probe_name(), "C": heads.support_c, "class_weight": "balanced"},
+                  "kind_head": {"probe": probe_name(), "C": heads.kind_c, "class_weight": "balanced"},
                   **({"contradiction_head": contradiction[1]} if contradiction else {})}
     path.parent.mkdir(parents=True, exist_ok=True)
     save_head(arrays, provenance, path, path.with_suffix(".json"))
@@ -404,7 +410,8 @@ def arm_name(key: str) -> str:
 
 def markdown(rows: list[dict], dev: dict | None, folder: Path, pairs: list[dict] | None = None) -> str:
     arms = list(dict.fromkeys(arm_name(k) for r in rows for k in r if k == "shipped head" or k.startswith("+")))
-    lines = [f"# Leave one set out: pairs of `{folder}`", "",
+    lines = [f"# Leave one set out: pairs of `{folder}`" + ("" if probe_name() == "logistic"
+                                                          else f" ({probe_name()} probes)"), "",
              "Each set's pairs scored by heads that never saw a pair of that set (`python -m benchmarks.pair_heads`): "
              "the shipped head, and heads trained on the shipped head's items plus the other sets' pairs, counted as "
              "read or weighed: together they weigh R times the shipped head's items, R in "
@@ -456,7 +463,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="how the support and kind heads are fitted: L2 logistic regression (C nested) or a "
                              "mass-mean probe")
     args = parser.parse_args(argv)
-    Heads.probe = staticmethod(PROBES[args.probe])
+    Heads.probe = PROBES[args.probe]  # every head of this run: its table, HoVer dev and the heads it writes
     if not args.pairs.is_dir():
         parser.error(f"--pairs {args.pairs}: no such folder (read pairs with `python -m benchmarks.read_pairs`)")
     rule = reading_rule(args.reading)
@@ -484,8 +491,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.heads_only:
         dev = None if args.no_dev else hover_dev(base, base_raw, pair_raw, pairs, ratio)
         args.out.mkdir(parents=True, exist_ok=True)
-        write_text(args.out / "loso.json", json.dumps({"pairs": str(args.pairs), "rows": rows, "hover_dev": dev},
-                                                      indent=1) + "\n")
+        write_text(args.out / "loso.json", json.dumps({"pairs": str(args.pairs), "probe": args.probe, "rows": rows,
+                                                       "hover_dev": dev}, indent=1) + "\n")
         write_text(args.out / "loso.md", markdown(rows, dev, args.pairs, pairs))
         plot(rows, args.out / "loso.png")
         print(markdown(rows, dev, args.pairs, pairs))

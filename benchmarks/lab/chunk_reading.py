@@ -105,34 +105,40 @@ def verdict(p_support: float, p_kind: float, threshold: float = 0.5) -> str:
     return "CONTRADICTED" if p_kind >= 0.5 else "INSUFFICIENT_INFO"
 
 
-def score(name: str, claims: list[dict], probs: dict[str, list[dict]], full: dict[str, dict], head: str,
+def score(name: str, claims: list[dict], probs: dict[str, dict[int, dict]], full: dict[str, dict], head: str,
           chunks: int) -> dict:
-    """The head's verdicts from the first `chunks` chunks against the full read's recorded ones."""
+    """The head's verdicts from the chunks numbered below `chunks` against the full read's recorded ones. A claim the
+    stage found nothing to go on for (no probabilities recorded) stays INSUFFICIENT_INFO with P(supported) 0 in
+    every arm, as the stage answers it whatever is read."""
     from claimhop.evaluation.report import mcnemar_exact
 
     gold = [c["label"] for c in claims]
     supported = [g == "SUPPORTED" for g in gold]
-    rows = {"chunked": [], "chunked+opposite": [], "full read": []}
-    p_max = []
+    rows: dict[str, list[str]] = {"chunked": [], "chunked+opposite": [], "full read": []}
+    p_max, full_p = [], []
     for claim in claims:
-        parts = probs[claim["uid"]][:chunks]
-        best = max(parts, key=lambda p: p["supported"])
-        p_max.append(best["supported"])
         recorded = full[claim["uid"]]
         rows["full read"].append(recorded["verdict"])
-        rows["chunked"].append(verdict(best["supported"], best["contradicted_if_not"]))
-        # the stage's opposite rule on the full read (its recorded opposite), the support from the chunks
         p_full = recorded["probabilities"]
+        parts = [p for k, p in probs[claim["uid"]].items() if k < chunks]
+        if "supported" not in p_full or not parts:  # nothing to go on
+            p_max.append(0.0)
+            full_p.append(0.0)
+            rows["chunked"].append("INSUFFICIENT_INFO")
+            rows["chunked+opposite"].append("INSUFFICIENT_INFO")
+            continue
+        full_p.append(p_full["supported"])
+        best = max(parts, key=lambda p: p["supported"])  # the chunk most likely to be evidence
+        p_max.append(best["supported"])
+        rows["chunked"].append(verdict(best["supported"], best["contradicted_if_not"]))
+        # the stage's opposite rule (its recorded opposite on the full read), the support from the chunks
         opposite = p_full.get("opposite")
         if best["supported"] >= 0.5:
             rows["chunked+opposite"].append("SUPPORTED")
         elif opposite is not None:
-            rows["chunked+opposite"].append("CONTRADICTED" if opposite > p_full.get("supported", 0.0)
-                                            else "INSUFFICIENT_INFO")
-        else:
+            rows["chunked+opposite"].append("CONTRADICTED" if opposite > p_full["supported"] else "INSUFFICIENT_INFO")
+        else:  # the full read was SUPPORTED, so no opposite was read: the best chunk's kind head decides
             rows["chunked+opposite"].append(rows["chunked"][-1])
-    # a claim the stage found nothing to go on for has no probabilities: it ranks last
-    full_p = [full[c["uid"]]["probabilities"].get("supported", 0.0) for c in claims]
     out = {"set": name, "head": head, "chunks": chunks, "claims": len(claims),
            "auc": {"full read": auc(supported, full_p), "chunked (max)": auc(supported, p_max)}}
     for arm, verdicts in rows.items():
@@ -202,7 +208,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name}: {len(counts)} claims, chunks a claim {min(counts)}-{max(counts)} (median "
               f"{int(np.median(counts))})", flush=True)
     read = saved_state_reader()
-    states: dict[str, dict[str, list[np.ndarray]]] = {name: {} for name in sets}
+    states: dict[str, dict[str, dict[int, np.ndarray]]] = {name: {} for name in sets}  # by chunk number
     todo = [(k, name, claim["uid"]) for k in range(args.chunks) for name in sets for claim in data[name][0]
             if k < len(data[name][2][claim["uid"]])]
     from claimhop.evaluation.verifier_features import features_dir, messages_key
@@ -211,7 +217,7 @@ def main(argv: list[str] | None = None) -> None:
         messages = data[name][2][uid][k]
         if args.no_read and not (features_dir(rule) / f"{messages_key(messages)}.npy").is_file():
             continue
-        states[name].setdefault(uid, []).append(read(messages, rule))
+        states[name].setdefault(uid, {})[k] = read(messages, rule)
     results = []
     for name in sets:
         claims, full, _ = data[name]
@@ -221,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
             scored = [c for c in claims if states[name].get(c["uid"]) and c["uid"] in rows]
             if not scored:
                 continue
-            probs = {uid: [head.probabilities(s) for s in these] for uid, these in states[name].items()}
+            probs = {uid: {k: head.probabilities(s) for k, s in these.items()} for uid, these in states[name].items()}
             for n in range(1, args.chunks + 1):
                 result = score(name, scored, probs, rows, head_name, n)
                 results.append(result)
