@@ -32,6 +32,7 @@ from claimhop.atomic import write_text
 from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.train_verifier import (
     FOLDS,
+    class_balanced,
     fit_logistic,
     fold_of,
     standardise,
@@ -130,8 +131,7 @@ def fit_mass_mean(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | No
 
     item = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
     if balanced:
-        share = np.average(y, weights=item)
-        item = item * np.where(y == 1, 0.5 / max(share, 1e-9), 0.5 / max(1 - share, 1e-9))
+        item = class_balanced(y, item)
     direction = (np.average(x[y == 1], axis=0, weights=item[y == 1])
                  - np.average(x[y == 0], axis=0, weights=item[y == 0]))
     model = LogisticRegression(C=1e4, max_iter=2000).fit((x @ direction)[:, None], y, sample_weight=item)

@@ -29,11 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.out_of_domain import sample_macro_f1, verdicts_in
 from claimhop.atomic import write_text
+from claimhop.evaluation.runner import rows_in
+from claimhop.evaluation.verifier_report import auc
 
 SETS = ("healthver", "climate-fever", "check-covid")
 ROWS = Path("docs/results/out-of-domain/relevant")  # retrieval.jsonl and verdicts.jsonl of each set
-LABELS = ("SUPPORTED", "CONTRADICTED", "INSUFFICIENT_INFO")
 
 
 def chunks_of(passages: list[dict], limit: int) -> list[list[dict]]:
@@ -52,20 +54,8 @@ def chunks_of(passages: list[dict], limit: int) -> list[list[dict]]:
 
 
 def macro_f1(gold: list[str], predicted: list[str]) -> float:
-    scores = []
-    for label in LABELS:
-        if label not in gold:
-            continue  # a two-label sample is scored on its labels
-        tp = sum(g == p == label for g, p in zip(gold, predicted))
-        wrong = sum((g == label) != (p == label) for g, p in zip(gold, predicted))
-        scores.append(2 * tp / (2 * tp + wrong) if tp else 0.0)
-    return round(100 * float(np.mean(scores)), 1)
-
-
-def auc(positive: list[bool], score: list[float]) -> float:
-    from sklearn.metrics import roc_auc_score
-
-    return round(float(roc_auc_score(positive, score)), 3)
+    """Over the sample's labels, as the out-of-domain tables score it."""
+    return round(sample_macro_f1(list(zip(gold, predicted))), 1)
 
 
 def claims_of(name: str, root: Path, rows: Path) -> tuple[list[dict], dict[str, list[str]], dict[str, dict]]:
@@ -74,14 +64,10 @@ def claims_of(name: str, root: Path, rows: Path) -> tuple[list[dict], dict[str, 
     from claimhop.evaluation.data import load_claims
 
     claims = load_claims(next((root / name).glob("sample-*.jsonl")))
-    retrieved = {}
-    for line in (rows / name / "retrieval.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        if row["system"] == "claimhop":
-            retrieved[row["uid"]] = row["titles"][:21]
-    full = {}
-    for line in (rows / name / "verdicts.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
+    retrieved = {row["uid"]: row["titles"][:21] for row in rows_in(rows / name / "retrieval.jsonl")
+                 if row["system"] == "claimhop"}
+    full: dict[str, dict] = {}
+    for row in verdicts_in(rows / name / "verdicts.jsonl"):
         full.setdefault(row["head"], {})[row["uid"]] = row
     return [c for c in claims if c["uid"] in retrieved], retrieved, full
 
@@ -99,8 +85,10 @@ def chunk_messages(claims: list[dict], retrieved: dict[str, list[str]], corpus, 
     return out
 
 
-def verdict(p_support: float, p_kind: float, threshold: float = 0.5) -> str:
-    if p_support >= threshold:
+def verdict(p_support: float, p_kind: float) -> str:
+    """The best chunk's label: the head's two probabilities read as the stage reads them, without the stage's other
+    rules (a lab rule: the house keeps the stage's own verdict parts inside the stage)."""
+    if p_support >= 0.5:
         return "SUPPORTED"
     return "CONTRADICTED" if p_kind >= 0.5 else "INSUFFICIENT_INFO"
 
@@ -140,7 +128,8 @@ def score(name: str, claims: list[dict], probs: dict[str, dict[int, dict]], full
         else:  # the full read was SUPPORTED, so no opposite was read: the best chunk's kind head decides
             rows["chunked+opposite"].append(rows["chunked"][-1])
     out = {"set": name, "head": head, "chunks": chunks, "claims": len(claims),
-           "auc": {"full read": auc(supported, full_p), "chunked (max)": auc(supported, p_max)}}
+           "auc": {"full read": round(auc(np.array(supported, dtype=int), np.array(full_p)), 3),
+                   "chunked (max)": round(auc(np.array(supported, dtype=int), np.array(p_max)), 3)}}
     for arm, verdicts in rows.items():
         right = [v == g for v, g in zip(verdicts, gold)]
         base = [v == g for v, g in zip(rows["full read"], gold)]

@@ -64,6 +64,12 @@ def yes_logits(states: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.logaddexp(logits[:, 0], logits[:, 1]) - np.logaddexp(logits[:, 2], logits[:, 3])
 
 
+def class_balanced(y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The items' weights times each class's inverse share (weighted), so both classes weigh the same in a fit."""
+    share = np.average(y, weights=weights)
+    return weights * np.where(y == 1, 0.5 / max(share, 1e-9), 0.5 / max(1 - share, 1e-9))
+
+
 def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | None = None,
                  balanced: bool = False, grid: tuple[float, ...] = C_GRID,
                  weights: np.ndarray | None = None) -> tuple[Logistic, float]:
@@ -77,12 +83,9 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, groups: list[str], c: float | Non
     item = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
 
     def fit_weights(rows: np.ndarray) -> np.ndarray:
-        """The items' weights times, when balanced, each class's share of the rows fitted on (as scikit-learn's
-        class_weight="balanced" does on each fold's own training rows)."""
-        if not balanced:
-            return item[rows]
-        share = np.average(y[rows], weights=item[rows])
-        return item[rows] * np.where(y[rows] == 1, 0.5 / max(share, 1e-9), 0.5 / max(1 - share, 1e-9))
+        """The items' weights, balanced on the rows fitted on when asked (as scikit-learn's class_weight="balanced"
+        does on each fold's own training rows)."""
+        return class_balanced(y[rows], item[rows]) if balanced else item[rows]
 
     everything = np.arange(len(y))
     sample_weight = fit_weights(everything)
