@@ -24,6 +24,7 @@ import signal
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -53,8 +54,30 @@ from claimhop.program.verify.reading import (
 
 PAIRS_DIR = Path("docs/results/verifier/pairs")
 CONTEXT = 1500  # characters of passages a pair is read with (evidence + distractors); see the README beside it
-# the question a pair is read with: the verify stage's (is it supported?) or the three-way one (which of the labels?)
-PROMPTS = {"support": passage_messages, "three-ways": three_way_messages}
+# the question a pair is read with: the verify stage's (is it supported?), the three-way one (which of the labels?),
+# or the support question asked of the claim's opposite as the verify stage writes it (opposite_check)
+PROMPTS = {"support": passage_messages, "three-ways": three_way_messages, "opposite": passage_messages}
+
+
+def opposite_writer() -> Callable[[str], str]:
+    """The verify stage's opposite of a claim ("... increases ..." -> "... decreases ..."), written by the local model
+    with the stage's own signature; DSPy's cache keeps each, so a resumed job does not write it again. A claim the
+    model cannot turn stays itself (its state is then the claim's), as in the stage."""
+    import dspy
+
+    from claimhop.lm.adapter import adapter_for
+    from claimhop.lm.provider import LOCAL, get_lm
+    from claimhop.signatures import OppositeClaim
+
+    write = dspy.Predict(OppositeClaim)
+    lm = get_lm(LOCAL)
+
+    def opposite(claim: str) -> str:
+        with dspy.context(lm=lm, adapter=adapter_for(LOCAL)):  # as the graph's runs call it
+            written = str(write(claim=claim).opposite).strip()
+        return written or claim
+
+    return opposite
 
 
 def archive_dir(rule: ReadingRule, context: int, prompt: str = "support") -> Path:
@@ -83,11 +106,15 @@ def packed_states(folder: Path) -> dict[str, np.ndarray]:
     return states
 
 
-def pair_messages(pair: Pair, pool: list[dict], rule: ReadingRule, context: int, prompt: str = "support"
-                  ) -> tuple[list[dict], list[str]]:
-    """What the model reads for the pair (the same passages whatever the question), and the titles read."""
+def pair_messages(pair: Pair, pool: list[dict], rule: ReadingRule, context: int, prompt: str = "support",
+                  opposite: Callable[[str], str] | None = None) -> tuple[list[dict], list[str]]:
+    """What the model reads for the pair (the same passages whatever the question, chosen for the claim), and the
+    titles read; `prompt="opposite"` asks about `opposite(claim)` instead of the claim."""
     passages = passages_read(with_distractors(pair, pool, context), pair.claim, rule)
-    return PROMPTS[prompt](pair.claim, passages), [p["title"] for p in passages]
+    if prompt == "opposite" and opposite is None:
+        raise ValueError("prompt 'opposite' needs the opposite's writer (opposite_writer())")
+    asked = opposite(pair.claim) if prompt == "opposite" else pair.claim
+    return PROMPTS[prompt](asked, passages), [p["title"] for p in passages]
 
 
 def pack(folder: Path, rows: list[dict], cache: Path, commit: bool) -> None:
@@ -138,12 +165,13 @@ def read(sets: list[str], mirror: Path, ood: Path, context: int, limit: int, chu
         print(f"nothing to read: {len(done)} pairs in {folder}")
         return folder
     engine = local_engine()
+    opposite = opposite_writer() if prompt == "opposite" else None
     waiting: list[dict] = []
     try:
         for pair in tqdm(todo, desc="pairs", unit="pair", initial=0):
-            messages, titles = pair_messages(pair, pools[pair.set], rule, context, prompt)
-            key = messages_key(messages)
             started = time.time()
+            messages, titles = pair_messages(pair, pools[pair.set], rule, context, prompt, opposite)
+            key = messages_key(messages)
             if not (cache / f"{key}.npy").is_file():
                 save_atomic(cache / f"{key}.npy", hidden_state(engine, messages, rule.blocks).astype(np.float32))
             waiting.append({"id": pair.id, "set": pair.set, "group": pair.group, "label": pair.label, "key": key,
@@ -187,7 +215,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunk", type=int, default=50, help="pairs a packed chunk")
     parser.add_argument("--commit", action="store_true", help="git-commit each chunk as it is packed")
     parser.add_argument("--prompt", choices=sorted(PROMPTS), default="support", help="the question read: the verify "
-                        "stage's (support) or the three-way one a served model is asked (three-ways)")
+                        "stage's (support), the three-way one a served model is asked (three-ways), or the support "
+                        "question of the claim's opposite, written by the local model as the stage writes it "
+                        "(opposite)")
     parser.add_argument("--reading", default=NEW_HEAD_READING, choices=sorted(READINGS), help="the reading rule (21 "
                         "blocks, 3,000 characters); a pair whose prompt another rule's cache already holds is not "
                         "read again (benchmarks.feature_archive load --into)")
