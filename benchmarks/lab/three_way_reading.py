@@ -1,4 +1,7 @@
-"""Does the three-way question's state tell contradiction apart better than the support question's (issue 69)?
+"""Does a second reading of each pair tell contradiction apart better than the support question's state (issue 69)?
+The second reading is the three-way question's state (`--three-ways`) or the support question's state for the
+claim's opposite as the verify stage writes it (`--opposite`: the stage's opposite rule compares two numbers from
+those two states; a head on both states side by side, or on their difference, may see more).
 
 The verify stage reads one state, at the answer of "Is the claim supported by the documents?", and its heads learn
 from it; held out by set, its kind head tells contradicted from not-enough-info pairs with an AUC of 0.40-0.77. The
@@ -16,6 +19,10 @@ support head. No model call: it reads the two packed archives.
         --support docs/results/verifier/pairs/9730b8b7e840-cc324af070c2-ctx600 \\
         --three-ways docs/results/verifier/pairs/9730b8b7e840-cc324af070c2-ctx600-three-ways \\
         --out docs/results/verifier/pairs/three-ways
+    python -m benchmarks.lab.three_way_reading \\
+        --support docs/results/verifier/pairs/9730b8b7e840-cc324af070c2-ctx600 \\
+        --opposite docs/results/verifier/pairs/9730b8b7e840-cc324af070c2-ctx600-opposite \\
+        --out docs/results/verifier/pairs/opposite
 """
 
 from __future__ import annotations
@@ -33,16 +40,22 @@ from claimhop.atomic import write_text
 from claimhop.evaluation.verifier_report import auc
 
 C_GRID = (1e-3, 1e-2, 1e-1)
-FEATURES = ("support question", "three-way question", "both")
+# the heads compared, by the second reading: each a name and how its features are made from the two states
+FEATURES = {
+    "three-ways": {"support question": lambda s, t: s, "three-way question": lambda s, t: t,
+                   "both": lambda s, t: np.hstack([s, t])},
+    "opposite": {"claim": lambda s, t: s, "opposite": lambda s, t: t, "both": lambda s, t: np.hstack([s, t]),
+                 "claim - opposite": lambda s, t: s - t},
+}
 
 
-def paired_pairs(support: Path, three_ways: Path) -> tuple[list[dict], dict[str, np.ndarray]]:
-    """The pairs read both ways, with each reading's states (rows in the same order)."""
-    one, two = packed_states(support), packed_states(three_ways)
-    rows = [r for r in read_manifest(three_ways) if r["id"] in one and r["id"] in two]
+def paired_pairs(support: Path, second: Path, kind: str = "three-ways") -> tuple[list[dict], dict[str, np.ndarray]]:
+    """The pairs read both ways, with each head's features (rows in the same order)."""
+    one, two = packed_states(support), packed_states(second)
+    rows = [r for r in read_manifest(second) if r["id"] in one and r["id"] in two]
     s = np.stack([one[r["id"]] for r in rows]).astype(np.float64)
     t = np.stack([two[r["id"]] for r in rows]).astype(np.float64)
-    return rows, {"support question": s, "three-way question": t, "both": np.hstack([s, t])}
+    return rows, {name: make(s, t) for name, make in FEATURES[kind].items()}
 
 
 def fitted(x: np.ndarray, y: np.ndarray, c: float):
@@ -99,6 +112,35 @@ def held_out(rows: list[dict], x: np.ndarray) -> dict[str, dict]:
     return out
 
 
+def opposite_rule(rows: list[dict], claim: np.ndarray, opposite: np.ndarray) -> dict[str, dict]:
+    """The verify stage's rule on the same folds: a support head (trained on the other sets' claim states) reads
+    the claim and its opposite; SUPPORTED when the claim's P is at least one half, else CONTRADICTED when the
+    opposite's P is above the claim's, else not-enough-info. Its kind AUC ranks the pairs not supported by the
+    opposite's lead (P(opposite) - P(claim))."""
+    sets = np.array([r["set"] for r in rows])
+    gold = np.array([r["label"] for r in rows])
+    support = (gold == SUPPORTED).astype(int)
+    out = {}
+    for held in sorted(set(sets)):
+        train, test = sets != held, sets == held
+        head = fitted(claim[train], support[train], chosen_c(claim[train], support[train], sets[train]))
+        p_claim, p_opposite = head.predict_proba(claim[test])[:, 1], head.predict_proba(opposite[test])[:, 1]
+        verdicts = [SUPPORTED if a >= 0.5 else CONTRADICTED if b > a else INSUFFICIENT
+                    for a, b in zip(p_claim, p_opposite)]
+        row = {"pairs": int(test.sum()), "verdicts": dict(zip([r["id"] for r, t in zip(rows, test) if t], verdicts)),
+               "macro_f1": round(macro3(list(gold[test]), verdicts), 1),
+               "contradicted": f"{sum(v == CONTRADICTED for v, g in zip(verdicts, gold[test]) if g == CONTRADICTED)}"
+                               f"/{int(sum(gold[test] == CONTRADICTED))}",
+               "support_auc": round(auc(support[test], p_claim), 3)}
+        kind = gold[test] != SUPPORTED
+        kind_y = (gold[test][kind] == CONTRADICTED).astype(int)
+        if len(set(kind_y)) == 2:
+            row["kind_auc"] = round(auc(kind_y, (p_opposite - p_claim)[kind]), 3)
+        out[held] = row
+        print(held, "opposite rule", {k: v for k, v in row.items() if k != "verdicts"}, flush=True)
+    return out
+
+
 def pooled(rows: list[dict], by_set: dict[str, dict]) -> dict:
     gold = {r["id"]: r["label"] for r in rows}
     verdicts = {k: v for row in by_set.values() for k, v in row["verdicts"].items()}
@@ -108,23 +150,25 @@ def pooled(rows: list[dict], by_set: dict[str, dict]) -> dict:
             "contradicted": f"{sum(verdicts[k] == CONTRADICTED for k in contradicted)}/{len(contradicted)}"}
 
 
-def markdown(results: dict[str, dict], rows: list[dict]) -> str:
+def markdown(results: dict[str, dict], rows: list[dict], kind: str = "three-ways") -> str:
     sets = sorted({r["set"] for r in rows})
-    lines = ["# The support question's state against the three-way question's (pairs alone, leave one set out)", "",
+    features = [name for name in results if name in FEATURES[kind] or name == "opposite rule"]
+    second = {"three-ways": "the three-way question's", "opposite": "the opposite's"}[kind]
+    lines = [f"# The support question's state against {second} (pairs alone, leave one set out)", "",
              f"{len(rows)} pairs read both ways (`python -m benchmarks.lab.three_way_reading`). Cells: 3-class "
              "macro-F1 / contradicted recognised of a 3-way head / AUC of a kind head (contradicted against "
              f"{INSUFFICIENT}, pairs not supported) / AUC of a support head; each set scored by heads trained on "
              "the other sets' pairs.", "",
-             "| held-out set | pairs | " + " | ".join(FEATURES) + " |", "|---|---|" + "---|" * len(FEATURES)]
+             "| held-out set | pairs | " + " | ".join(features) + " |", "|---|---|" + "---|" * len(features)]
     for held in sets:
         cells = []
-        for name in FEATURES:
+        for name in features:
             row = results[name]["sets"][held]
             cells.append(f"{row['macro_f1']} / {row['contradicted']} / {row.get('kind_auc', '-')} / "
                          f"{row['support_auc']}")
-        lines.append(f"| {held} | {results[FEATURES[0]]['sets'][held]['pairs']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {held} | {results[features[0]]['sets'][held]['pairs']} | " + " | ".join(cells) + " |")
     lines.append(f"| **pooled** | {len(rows)} | " + " | ".join(
-        f"{results[name]['pooled']['macro_f1']} / {results[name]['pooled']['contradicted']}" for name in FEATURES)
+        f"{results[name]['pooled']['macro_f1']} / {results[name]['pooled']['contradicted']}" for name in features)
                  + " |")
     labels = {label: sum(r["label"] == label for r in rows) for label in LABELS}
     lines += ["", "Labels: " + ", ".join(f"{k} {v}" for k, v in labels.items())]
@@ -134,23 +178,30 @@ def markdown(results: dict[str, dict], rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--support", type=Path, required=True, help="the pairs read with the support question")
-    parser.add_argument("--three-ways", type=Path, required=True, help="the same pairs read with the three-way one")
+    second = parser.add_mutually_exclusive_group(required=True)
+    second.add_argument("--three-ways", type=Path, help="the same pairs read with the three-way question")
+    second.add_argument("--opposite", type=Path, help="the same pairs read as their opposites (read_pairs --prompt "
+                        "opposite)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    for folder in (args.support, args.three_ways):
+    kind, other = ("three-ways", args.three_ways) if args.three_ways else ("opposite", args.opposite)
+    for folder in (args.support, other):
         if not folder.is_dir():
             parser.error(f"{folder}: no such folder (read pairs with `python -m benchmarks.read_pairs`)")
-    rows, features = paired_pairs(args.support, args.three_ways)
+    rows, features = paired_pairs(args.support, other, kind)
     if not rows:
         parser.error("no pair is read both ways")
     results = {}
-    for name in FEATURES:
-        by_set = held_out(rows, features[name])
+    if kind == "opposite":  # the stage's own rule on these states first: what a head must beat
+        by_set = opposite_rule(rows, features["claim"], features["opposite"])
+        results["opposite rule"] = {"sets": by_set, "pooled": pooled(rows, by_set)}
+    for name, x in features.items():
+        by_set = held_out(rows, x)
         results[name] = {"sets": by_set, "pooled": pooled(rows, by_set)}
     args.out.mkdir(parents=True, exist_ok=True)
-    write_text(args.out / "three-ways.json", json.dumps(results, indent=1) + "\n")
-    write_text(args.out / "three-ways.md", markdown(results, rows))
-    print(markdown(results, rows))
+    write_text(args.out / f"{kind}.json", json.dumps(results, indent=1) + "\n")
+    write_text(args.out / f"{kind}.md", markdown(results, rows, kind))
+    print(markdown(results, rows, kind))
 
 
 if __name__ == "__main__":

@@ -153,3 +153,20 @@ def test_another_reading_reads_only_the_prompts_it_changes(job, tmp_path):
                              same_as=first)
     assert job == [] and folder.name.startswith(read_pairs.features_dir(new).name)
     assert {r["id"] for r in read_pairs.read_manifest(folder)} == {r["id"] for r in read_pairs.read_manifest(first)}
+
+
+def test_the_opposite_is_asked_about_the_passages_chosen_for_the_claim(job, tmp_path, monkeypatch):
+    """`--prompt opposite`: the same pairs and passages as their support read, the question asked of the opposite
+    the stage's writer gives (here a fake: this test is about what is read, not how well it is written)."""
+    rule = read_pairs.reading_rule()
+    first = read_pairs.read(["toy"], tmp_path, tmp_path, 300, limit=4, chunk_size=4, commit=False, rule=rule)
+    claims_read = list(job)
+    job.clear()
+    monkeypatch.setattr(read_pairs, "opposite_writer", lambda: lambda claim: claim.replace("about", "not about"))
+    folder = read_pairs.read(["toy"], tmp_path, tmp_path, 300, limit=100, chunk_size=4, commit=False, rule=rule,
+                             prompt="opposite", same_as=first)
+    assert folder.name.endswith("-opposite") and len(job) == 4
+    assert all("not about lake" in prompt for prompt in job)
+    assert [p.replace("not about", "about") for p in job] == claims_read  # the same passages, only the claim turned
+    with pytest.raises(ValueError, match="opposite"):
+        read_pairs.pair_messages(pair(0, "SUPPORTED"), [], rule, 300, prompt="opposite")
