@@ -58,6 +58,10 @@ class EngineOptions:
     # 1: the fixed part of a chat call (system message, worked examples) is read once and its llama.cpp state kept on
     # disk, so a fresh process restores it instead of reading it again (claimhop.lm.prompt_states); 0: never kept
     prompt_states: int = 1
+    # 1: every free string of a reply capped so that the longest reply its schema allows fits max_tokens (`bounded`):
+    # a reply is never cut off mid-JSON. 0: each string may take MAX_STRING characters, so a reply that copies long
+    # "title: sentence" entries into several lists runs into max_tokens and fails to parse (a retry, ~30 s lost)
+    reply_budget: int = 0
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -305,7 +309,8 @@ class LlamaCppEngine:
         if config.seed is not None:
             body["seed"] = config.seed
         if config.response_format:
-            fmt = _openai_response_format(config.response_format)
+            fmt = _openai_response_format(config.response_format,
+                                          config.max_tokens if self.options.reply_budget else None)
             if self.options.compact_json and fmt.get("type") == "json_schema":
                 # the server's own response_format path pretty-prints whatever the schema says, so the grammar
                 # is sent as llguidance (the registry wheel) or GBNF (a build without llguidance) would write it
@@ -332,24 +337,55 @@ class LlamaCppEngine:
 # the characters of a free string in a reply, at most: a few sentences, more than a fact or a search query needs;
 # set by hand with the list cap (6d5a164, against the same looping), not tuned
 MAX_STRING = 240
+# with reply_budget: characters a reply token carries (English words; names and numbers carry fewer), the characters
+# each string spends on JSON around it (quotes, comma, its share of the keys), and the least a string keeps
+CHARS_PER_TOKEN = 4
+STRING_OVERHEAD = 8
+MIN_STRING = 40
 
 
-def bounded(schema: Any) -> Any:
+def bounded(schema: Any, string_cap: int = MAX_STRING) -> Any:
     """The schema with every list capped at MAX_REPLY_ITEMS (claimhop.signatures: the program keeps no more of a
-    served model's facts, names or queries) and every free string at MAX_STRING characters.
+    served model's facts, names or queries) and every free string at `string_cap` characters (MAX_STRING).
 
     A 1.5B model sometimes repeats one item until max_tokens cuts the JSON off; the grammar then cannot
     even start one item more, so replies stay short and always parse."""
     if isinstance(schema, list):
-        return [bounded(item) for item in schema]
+        return [bounded(item, string_cap) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: bounded(value) for key, value in schema.items()}
+    out = {key: bounded(value, string_cap) for key, value in schema.items()}
     if out.get("type") == "array":
         out.setdefault("maxItems", MAX_REPLY_ITEMS)
     if out.get("type") == "string" and "enum" not in out:
-        out.setdefault("maxLength", MAX_STRING)
+        given = out.get("maxLength")  # a schema's own cap stands, unless a budget is tighter
+        out["maxLength"] = string_cap if given is None else (min(given, string_cap) if string_cap < MAX_STRING
+                                                               else given)
     return out
+
+
+def string_slots(schema: Any) -> int:
+    """How many free strings the longest reply a (bounded) schema allows holds: a list's items times its cap, an
+    object's properties summed."""
+    if not isinstance(schema, dict):
+        return 0
+    if schema.get("type") == "string":
+        return 0 if "enum" in schema else 1
+    if schema.get("type") == "array":
+        return schema.get("maxItems", MAX_REPLY_ITEMS) * string_slots(schema.get("items", {}))
+    return sum(string_slots(value) for value in schema.get("properties", {}).values())
+
+
+def budgeted(schema: Any, max_tokens: int | None) -> Any:
+    """`bounded`, with the strings' cap shared out so the longest reply the schema allows fits `max_tokens`
+    (reply_budget): the gap analysis's 15 strings get ~77 characters each at 320 tokens, the plan's 10 ~120.
+    Replies whose strings are all shorter come out the same; only a string that would have run on is cut."""
+    schema = bounded(schema)
+    slots = string_slots(schema)
+    if not max_tokens or not slots:
+        return schema
+    cap = max_tokens * CHARS_PER_TOKEN // slots - STRING_OVERHEAD
+    return bounded(schema, max(MIN_STRING, min(MAX_STRING, cap)))
 
 
 # Left free, the model pretty-prints JSON: a line break and indentation before every key and list item, tokens that
@@ -371,15 +407,18 @@ def compact_gbnf(grammar: str) -> str:
     return compact if found else grammar  # a grammar with no `space` rule: keep it as it is
 
 
-def _openai_response_format(fmt: dict) -> dict:
-    """lm15 carries response_format in OpenAI's shape or as a bare schema; llama.cpp wants OpenAI's."""
+def _openai_response_format(fmt: dict, max_tokens: int | None = None) -> dict:
+    """lm15 carries response_format in OpenAI's shape or as a bare schema; llama.cpp wants OpenAI's. With
+    `max_tokens` (reply_budget on) the strings share that budget (`budgeted`)."""
     if fmt.get("type") in {"json_object", "text"}:
         return dict(fmt)
     if fmt.get("type") == "json_schema" and "json_schema" in fmt:
         inner = fmt["json_schema"]
-        return {"type": "json_schema", "json_schema": {**inner, "schema": bounded(inner.get("schema", {}))}}
+        return {"type": "json_schema",
+                "json_schema": {**inner, "schema": budgeted(inner.get("schema", {}), max_tokens)}}
     schema = fmt.get("schema", fmt)
-    return {"type": "json_schema", "json_schema": {"name": fmt.get("name", "output"), "schema": bounded(schema)}}
+    return {"type": "json_schema",
+            "json_schema": {"name": fmt.get("name", "output"), "schema": budgeted(schema, max_tokens)}}
 
 
 class AsyncLlamaCppEngine:

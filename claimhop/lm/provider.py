@@ -43,7 +43,8 @@ def _local_lm() -> dspy.LM:
         # DSPy's cache keys on this name: the grammar's JSON layout and speculative decoding (batched numerics)
         # change replies, so they are part of it
         f"local/{QWEN_CODER_1_5B.name}@{QWEN_CODER_1_5B.sha256[:12]}{'' if engine.options.compact_json else '+freejson'}"
-        f"{f'+spec{engine.options.spec_draft}n{engine.options.spec_ngram}' if engine.options.spec_draft else ''}",
+        f"{f'+spec{engine.options.spec_draft}n{engine.options.spec_ngram}' if engine.options.spec_draft else ''}"
+        f"{'+budget' if engine.options.reply_budget else ''}",
         engine=engine,
         async_engine=AsyncLlamaCppEngine(engine),
         temperature=0.0,
