@@ -58,9 +58,10 @@ class EngineOptions:
     # 1: the fixed part of a chat call (system message, worked examples) is read once and its llama.cpp state kept on
     # disk, so a fresh process restores it instead of reading it again (claimhop.lm.prompt_states); 0: never kept
     prompt_states: int = 1
-    # 1: every free string of a reply capped so that the longest reply its schema allows fits max_tokens (`bounded`):
-    # a reply is never cut off mid-JSON. 0: each string may take MAX_STRING characters, so a reply that copies long
-    # "title: sentence" entries into several lists runs into max_tokens and fails to parse (a retry, ~30 s lost)
+    # 1: every free string of a reply capped so that the longest reply its schema allows about fits max_tokens
+    # (`budgeted`). 0: each string may take MAX_STRING characters, so a reply that copies long "title: sentence"
+    # entries into several lists can run into max_tokens and fail to parse (a retry, ~30 s lost). Off: on every set,
+    # cut-off replies 4 -> 1 but 20% more calls on two samples (docs/results/every-set/reply-budget)
     reply_budget: int = 0
 
     @classmethod
@@ -377,9 +378,10 @@ def string_slots(schema: Any) -> int:
 
 
 def budgeted(schema: Any, max_tokens: int | None) -> Any:
-    """`bounded`, with the strings' cap shared out so the longest reply the schema allows fits `max_tokens`
-    (reply_budget): the gap analysis's 15 strings get ~77 characters each at 320 tokens, the plan's 10 ~120.
-    Replies whose strings are all shorter come out the same; only a string that would have run on is cut."""
+    """`bounded`, with the strings' cap shared out so the longest reply the schema allows about fits `max_tokens`
+    (reply_budget; at CHARS_PER_TOKEN, which text of short tokens can beat): the gap analysis's 15 strings get 77
+    characters each at 320 tokens, the plan's 10 get 120. Only a string that would have run on is cut, yet what
+    follows it in the reply then reads differently."""
     schema = bounded(schema)
     slots = string_slots(schema)
     if not max_tokens or not slots:

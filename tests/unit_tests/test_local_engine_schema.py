@@ -50,9 +50,9 @@ def gap_analysis_format() -> dict:
 
 
 def test_a_reply_budget_shares_max_tokens_out_among_the_strings():
-    """reply_budget: the longest reply the grammar allows fits max_tokens, so it is never cut off mid-JSON (the gap
-    analysis copied long 'title: sentence' entries into three lists and ran into the 320-token cap); off, each
-    string may take MAX_STRING characters."""
+    """reply_budget: the longest reply the grammar allows fits max_tokens at CHARS_PER_TOKEN, so it is seldom cut
+    off mid-JSON (the gap analysis copied long 'title: sentence' entries into three lists and ran into the 320-token
+    cap); off, each string may take MAX_STRING characters."""
     from claimhop.lm.local_engine import CHARS_PER_TOKEN, string_slots
 
     free = _openai_response_format(gap_analysis_format())["json_schema"]["schema"]
