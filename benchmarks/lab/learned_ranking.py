@@ -27,7 +27,6 @@ import numpy as np
 
 from claimhop.atomic import write_text
 from claimhop.evaluation.metric import all_gold_in, evidence_in
-from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.runner import json_objects
 
 WIKIPEDIA = ("hover-dev", "hotpotqa-200")
@@ -158,33 +157,34 @@ def leave_one_set_out(claims: list[dict], ranker: str = "logistic") -> dict[str,
 
 
 def paired(rows: dict[str, dict], a: str, b: str) -> str:
-    gained = sum(r[a] and not r[b] for r in rows.values())
-    lost = sum(r[b] and not r[a] for r in rows.values())
-    return f"{gained} / {lost} (p = {mcnemar_exact(gained, lost):.2g})"
+    """Claims only arm `a` finds / only `b` finds, exact McNemar (benchmarks.every_set.paired)."""
+    from benchmarks.every_set import paired as count
+
+    return "{} / {} (p = {:.2g})".format(*count({u: r[a] for u, r in rows.items()}, {u: r[b] for u, r in rows.items()}))
+
+
+def cells(rows: dict[str, dict]) -> list[str]:
+    """Claims found at 5 / 21 by hybrid, today's selection and the learned ranking, then the learned one paired with
+    hybrid and with today's at 5 and at 21."""
+    found = [f"{sum(r[f'{s}@5'] for r in rows.values())} / {sum(r[f'{s}@21'] for r in rows.values())}"
+             for s in ("hybrid", "current", "learned")]
+    return found + [paired(rows, f"learned@{k}", f"{other}@{k}") for other in ("hybrid", "current") for k in (5, 21)]
 
 
 def markdown(results: dict[str, dict], ranker: str = "logistic") -> str:
     lines = [f"# A learned ranking ({ranker}) of selection's candidates, each set ranked by a ranker that never saw it",
-             "", f"`python -m benchmarks.lab.learned_ranking --ranker {ranker}` (no model call). Cells: claims with their gold among the "
-             "first 5 / 21; the pairs: claims only the learned ranking finds / only the other finds (exact McNemar).",
-             "", "| held-out set (claims) | hybrid | today's selection | learned | learned vs hybrid @5 | @21 | learned "
-             "vs today @5 | @21 | C |", "|---|---|---|---|---|---|---|---|---|"]
+             "", f"`python -m benchmarks.lab.learned_ranking --ranker {ranker}` (no model call). Cells: claims with "
+             "their gold among the first 5 / 21; the pairs: claims only the learned ranking finds / only the other "
+             "finds (exact McNemar).", "", "| held-out set (claims) | hybrid | today's selection | learned | learned vs "
+             "hybrid @5 | @21 | learned vs today @5 | @21 | "
+             f"{'C' if ranker == 'logistic' else 'learning rate'} |", "|---|---|---|---|---|---|---|---|---|"]
     pooled: dict[str, dict] = {}
     for held, result in results.items():
-        rows = result["claims"]
-        cells = [f"{sum(r[f'{s}@5'] for r in rows.values())} / {sum(r[f'{s}@21'] for r in rows.values())}"
-                 for s in ("hybrid", "current", "learned")]
-        cells += [paired(rows, f"learned@{k}", f"hybrid@{k}") for k in (5, 21)]
-        cells += [paired(rows, f"learned@{k}", f"current@{k}") for k in (5, 21)]
-        lines.append(f"| {held} ({len(rows)}) | " + " | ".join(cells) + f" | {result['c']} |")
+        lines.append(f"| {held} ({len(result['claims'])}) | " + " | ".join(cells(result["claims"])) + f" | {result['c']} |")
         if held not in WIKIPEDIA:
-            pooled.update({f"{held}:{u}": r for u, r in rows.items()})
+            pooled.update({f"{held}:{u}": r for u, r in result["claims"].items()})
     if pooled:
-        cells = [f"{sum(r[f'{s}@5'] for r in pooled.values())} / {sum(r[f'{s}@21'] for r in pooled.values())}"
-                 for s in ("hybrid", "current", "learned")]
-        cells += [paired(pooled, f"learned@{k}", f"hybrid@{k}") for k in (5, 21)]
-        cells += [paired(pooled, f"learned@{k}", f"current@{k}") for k in (5, 21)]
-        lines.append(f"| out-of-domain pooled ({len(pooled)}) | " + " | ".join(cells) + " | |")
+        lines.append(f"| out-of-domain pooled ({len(pooled)}) | " + " | ".join(cells(pooled)) + " | |")
     if ranker == "logistic":
         lines += ["", "Weights of each held-out set's ranker (standardised features):", "",
                   "| feature | " + " | ".join(results) + " |", "|---|" + "---|" * len(results)]
@@ -209,8 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     claims = [cl for name in sets for cl in load_set(name, args.records, args.ood)]
     results = leave_one_set_out(claims, args.ranker)
     args.out.mkdir(parents=True, exist_ok=True)
-    write_text(args.out / "learned-ranking.json", json.dumps(
-        {held: {k: v for k, v in r.items()} for held, r in results.items()}, indent=1) + "\n")
+    write_text(args.out / "learned-ranking.json", json.dumps(results, indent=1) + "\n")
     write_text(args.out / "learned-ranking.md", markdown(results, args.ranker))
     print(markdown(results, args.ranker))
 

@@ -84,6 +84,15 @@ def chosen_c(x: np.ndarray, y: np.ndarray, sets: np.ndarray) -> float:
     return min(losses, key=losses.get)
 
 
+def verdict_row(rows: list[dict], test: np.ndarray, gold: np.ndarray, verdicts: list[str]) -> dict:
+    """A held-out set's verdicts by pair id, their 3-class macro-F1 and the contradicted pairs recognised."""
+    held = gold[test]
+    return {"pairs": int(test.sum()), "verdicts": dict(zip([r["id"] for r, t in zip(rows, test) if t], verdicts)),
+            "macro_f1": round(macro3(list(held), verdicts), 1),
+            "contradicted": f"{sum(v == CONTRADICTED for v, g in zip(verdicts, held) if g == CONTRADICTED)}"
+                            f"/{int(sum(held == CONTRADICTED))}"}
+
+
 def held_out(rows: list[dict], x: np.ndarray) -> dict[str, dict]:
     """Per held-out set: a 3-way head's verdicts, a kind head's AUC and a support head's AUC, each trained on the
     other sets' pairs."""
@@ -93,11 +102,7 @@ def held_out(rows: list[dict], x: np.ndarray) -> dict[str, dict]:
     for held in sorted(set(sets)):
         train, test = sets != held, sets == held
         three = fitted(x[train], gold[train], chosen_c(x[train], gold[train], sets[train]))
-        verdicts = list(three.predict(x[test]))
-        row = {"pairs": int(test.sum()), "verdicts": dict(zip([r["id"] for r, t in zip(rows, test) if t], verdicts)),
-               "macro_f1": round(macro3(list(gold[test]), verdicts), 1),
-               "contradicted": f"{sum(v == CONTRADICTED for v, g in zip(verdicts, gold[test]) if g == CONTRADICTED)}"
-                               f"/{int(sum(gold[test] == CONTRADICTED))}"}
+        row = verdict_row(rows, test, gold, list(three.predict(x[test])))
         support = (gold == SUPPORTED).astype(int)
         head = fitted(x[train], support[train], chosen_c(x[train], support[train], sets[train]))
         row["support_auc"] = round(auc(support[test], head.predict_proba(x[test])[:, 1]), 3)
@@ -127,11 +132,7 @@ def opposite_rule(rows: list[dict], claim: np.ndarray, opposite: np.ndarray) -> 
         p_claim, p_opposite = head.predict_proba(claim[test])[:, 1], head.predict_proba(opposite[test])[:, 1]
         verdicts = [SUPPORTED if a >= 0.5 else CONTRADICTED if b > a else INSUFFICIENT
                     for a, b in zip(p_claim, p_opposite)]
-        row = {"pairs": int(test.sum()), "verdicts": dict(zip([r["id"] for r, t in zip(rows, test) if t], verdicts)),
-               "macro_f1": round(macro3(list(gold[test]), verdicts), 1),
-               "contradicted": f"{sum(v == CONTRADICTED for v, g in zip(verdicts, gold[test]) if g == CONTRADICTED)}"
-                               f"/{int(sum(gold[test] == CONTRADICTED))}",
-               "support_auc": round(auc(support[test], p_claim), 3)}
+        row = {**verdict_row(rows, test, gold, verdicts), "support_auc": round(auc(support[test], p_claim), 3)}
         kind = gold[test] != SUPPORTED
         kind_y = (gold[test][kind] == CONTRADICTED).astype(int)
         if len(set(kind_y)) == 2:
