@@ -263,6 +263,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.corpus_file and args.corpus and args.corpus_file != args.corpus:
         raise UsageError("give the corpus once: as CORPUS or as --corpus")
     stop_at_once_on_ctrl_c()
+    folder_after_pg(args)
     given = args.corpus_file or args.corpus
     if given and is_collection_source(Path(given).expanduser()) or args.encoder:
         return index_collection(args, given or "")
@@ -367,6 +368,15 @@ def index_collection(args: argparse.Namespace, given: str) -> int:
                                                   hnsw=args.hnsw)
     print(json.dumps(report, indent=2))
     return 0
+
+
+def folder_after_pg(args: argparse.Namespace) -> None:
+    """`claimhop index --pg FOLDER`: --pg's URL is optional, so argparse hands it the folder; a value that is no URL
+    but a path that exists, with no corpus given otherwise, is the corpus, and the URL comes from CLAIMHOP_PG_URL."""
+    value = args.pg or ""
+    if (value and not value.startswith(("postgresql://", "postgres://", "postgresql+psycopg://"))
+            and not (args.corpus_file or args.corpus) and Path(value).expanduser().exists()):
+        args.corpus_file, args.pg = value, ""
 
 
 def postgres_target(given: str, collection: str) -> str:

@@ -51,3 +51,15 @@ def test_an_unknown_set_and_postgres_without_a_database_are_usage_errors(tmp_pat
     with pytest.raises(SystemExit):
         every_set.main(["--out", str(tmp_path), "--postgres", "healthver"])
     assert "CLAIMHOP_PG_URL" in capsys.readouterr().err
+
+
+def test_the_postgresql_run_of_a_set_is_its_own_line_and_not_pooled_twice(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAIMHOP_PG_URL", "postgresql://reader@localhost/none")  # --report-only connects to nothing
+    filler = [f"Other {i}" for i in range(30)]
+    for name in ("healthver", "healthver-postgresql"):
+        write_rows(tmp_path, name, [row(system, "h1", ["E1"], ["E1", *filler]) for system in every_set.SYSTEMS])
+    every_set.main(["--out", str(tmp_path), "--sets", "healthver", "--postgres", "healthver", "--report-only",
+                    "--root", str(tmp_path)])
+    lines = (tmp_path / "README.md").read_text().splitlines()
+    assert any(line.startswith("| healthver-postgresql (1) | 1.000 / 1.000") for line in lines)
+    assert "| out-of-domain samples pooled (1) |" in "\n".join(lines)  # the same claims once, not twice

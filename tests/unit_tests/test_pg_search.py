@@ -117,6 +117,12 @@ def test_the_graph_runs_the_same_hops_on_postgres(postgres, small_corpus, capsys
     assert any(hop["step"] == "bridge" for hop in on_postgres["hops"])
 
 
+def test_the_corpus_may_follow_pg_without_a_url(postgres, chain_corpus, capsys):
+    """`claimhop index --pg FOLDER`: the optional URL must not swallow the corpus (it used to be read as a URL)."""
+    assert claimhop.cli.main.main(["index", "--pg", str(chain_corpus), "--collection", "after_pg"]) == 0
+    assert json.loads(capsys.readouterr().out)["postgresql"]["documents"] == len(CHAIN)
+
+
 def test_a_collection_that_was_never_loaded_is_named(postgres):
     with pytest.raises(PostgresError, match=r"claimhop index --pg --collection never_loaded"):
         pg_search(postgres, "never_loaded")
