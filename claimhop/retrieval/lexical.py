@@ -18,6 +18,11 @@ def _tokenize(texts: list[str], show_progress: bool = False):
     return bm25s.tokenize(texts, stopwords="en", stemmer=_STEMMER, show_progress=show_progress)
 
 
+def tokens_of(texts: list[str]) -> list[list[str]]:
+    """The index's tokenisation (English stop words and stemmer) as strings: what a text's BM25 terms are."""
+    return bm25s.tokenize(texts, stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False)
+
+
 class BM25Builder:
     """Tokenises documents chunk by chunk as the corpus streams by (token ids kept as int32 arrays, not texts),
     then builds the same index `bm25s.tokenize` + `BM25.index` would."""
@@ -58,6 +63,11 @@ class BM25Index:
 
     def __len__(self) -> int:
         return int(self.model.scores["num_docs"])
+
+    def document_frequencies(self, terms: list[str]) -> dict[str, int]:
+        """How many documents hold each (stemmed) term; a term the index never saw is left out."""
+        vocab, starts = self.model.vocab_dict, self.model.scores["indptr"]
+        return {t: int(starts[vocab[t] + 1] - starts[vocab[t]]) for t in terms if t in vocab}
 
     def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
         """Top-k (doc id, BM25 score) per query, equal scores by id (as the PostgreSQL engine orders them);

@@ -362,6 +362,13 @@ class PgSearch(HybridSearch):
                 self._documents[doc_id] = Hit(doc_id, title, 0.0, body, source)
         return [self._documents[i] for i in doc_ids if i in self._documents]
 
+    def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """From the postings, as the in-memory index counts them (a posting is a document holding the term)."""
+        rows = self.query(f"SELECT t.term, count(*) FROM {self.schema}.terms t JOIN {self.schema}.postings p "
+                          "USING (term_id) WHERE t.term = ANY(%s) GROUP BY t.term", (terms,)) if terms else []
+        size = self.query(f"SELECT count(*) FROM {self.schema}.documents")[0][0]
+        return {term: int(n) for term, n in rows}, int(size)
+
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         """Documents titled `name` as the in-memory `TitleIndex` finds them: normalised exact, then base title
         (both by index in SQL), then a close spelling among the title keys (read once, only when needed)."""

@@ -76,6 +76,11 @@ class HybridSearch:
     def documents(self, doc_ids: list[int]) -> list[Hit]:
         raise NotImplementedError
 
+    def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many documents hold each BM25 term (stemmed, as claimhop.retrieval.lexical.tokens_of gives it), and
+        how many documents there are: the collection statistics pseudo-relevance feedback weighs words by."""
+        raise NotImplementedError
+
     def _hits(self, scored: list[tuple[int, float]], k: int) -> list[Hit]:
         scored = scored[:k]
         found = {hit.doc_id: hit for hit in self.documents([i for i, _ in scored])}
@@ -124,6 +129,9 @@ class IndexSearch(HybridSearch):
 
     def documents(self, doc_ids: list[int]) -> list[Hit]:
         return [Hit(i, self.corpus.titles[i], 0.0, self.corpus.texts[i], self.corpus.source(i)) for i in doc_ids]
+
+    def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        return self.indexes.bm25.document_frequencies(terms), len(self.indexes.bm25)
 
 
 _CACHE: dict[str, IndexSearch] = {}

@@ -48,5 +48,13 @@ class TunedSearch:
     def link_table(self):
         return self.engine.link_table()
 
+    def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        return self.engine.document_frequencies(terms)
+
+    def has_term_statistics(self) -> bool:
+        """Whether the engine can say how many documents hold a term (claimhop's own engines; a LangChain
+        retriever cannot), which pseudo-relevance feedback needs."""
+        return isinstance(self.engine, HybridSearch)
+
     def documents(self, doc_ids: list[int]) -> list[Hit]:
         return self.engine.documents(doc_ids)

@@ -8,6 +8,7 @@ import dspy
 
 from claimhop.program.built import Built
 from claimhop.program.found import HOP_RANK_K, Found, candidate
+from claimhop.retrieval.feedback import with_feedback
 from claimhop.retrieval.service import Hit, Mode, SearchEngine
 from state.context import Context
 from state.schema import Candidate, merge_candidates
@@ -47,9 +48,12 @@ class Search(dspy.Module):
     def first_look(self, claim: str) -> list[Hit]:
         """The claim alone, fused, never re-ranked by the model: what selection may add from or keep (`claim_k`,
         `claim_floor`, `unnamed_floor`) and what the user sees first."""
-        ctx = self.settings
+        ctx, engine = self.settings, self.built.engine
         depth = max(self.SHOWN, ctx.claim_k, ctx.claim_floor, ctx.tuning.unnamed_floor)
-        return self.built.engine.search_fused(claim, depth, ctx.retrieval_mode)
+        hits = engine.search_fused(claim, depth, ctx.retrieval_mode)
+        if ctx.tuning.claim_feedback and ctx.retrieval_mode == "hybrid" and engine.has_term_statistics():
+            hits = with_feedback(engine, claim, hits, ctx.tuning.claim_feedback)
+        return hits
 
     def forward(self, claim: str, sub_questions: list[str], gap_queries: list[str]) -> Found:
         """Phase 1, the claim and its sub-questions (the claim leads: as one query it already finds most single-hop
