@@ -82,7 +82,7 @@ def measure(name: str, claims_file: str, corpus: str | None) -> list[dict]:
         if not gold:
             continue
 
-        def found(ids: list[int], k: int) -> bool:
+        def found(ids: list[int], k: int, gold: list[str] = gold) -> bool:
             ranked = [titles[i] for i in ids]
             return all_gold_in(ranked, gold, k) if every_gold else evidence_in(ranked, gold, k)
 
@@ -105,6 +105,16 @@ def chosen(rows: list[dict], arm: str) -> tuple:
     return max(((arm, *p) for p in GRID[arm]), key=lambda key: sum(r[key][0] + r[key][1] for r in rows))
 
 
+def versus(got: list[tuple], base: list[tuple]) -> list[str]:
+    """Claims gained / lost against hybrid at 5 and at 21, with exact McNemar p."""
+    cells = []
+    for k in (0, 1):
+        gained = sum(g[k] and not h[k] for g, h in zip(got, base))
+        lost = sum(h[k] and not g[k] for g, h in zip(got, base))
+        cells.append(f"{gained} / {lost} (p = {mcnemar_exact(gained, lost):.2g})")
+    return cells
+
+
 def table(rows: list[dict]) -> list[str]:
     sets = list(dict.fromkeys(r["set"] for r in rows))
     lines = ["| held-out set (claims) | hybrid @5 / @21 | " + " | ".join(f"{arm} (setting) @5 / @21 | gained / lost @5 | @21"
@@ -120,19 +130,13 @@ def table(rows: list[dict]) -> list[str]:
             got = [r[key] for r in mine]
             pooled[arm] += got if name in SAMPLES else []
             cells.append(f"{sum(g[0] for g in got)} / {sum(g[1] for g in got)} ({', '.join(map(str, key[1:]))})")
-            for k in (0, 1):
-                gained = sum(g[k] and not r["hybrid"][k] for g, r in zip(got, mine))
-                lost = sum(r["hybrid"][k] and not g[k] for g, r in zip(got, mine))
-                cells.append(f"{gained} / {lost} (p = {mcnemar_exact(gained, lost):.2g})")
+            cells += versus(got, [r["hybrid"] for r in mine])
         lines.append(f"| {name} ({len(mine)}) | " + " | ".join(cells) + " |")
     cells = [f"{sum(h[0] for h in pooled['hybrid'])} / {sum(h[1] for h in pooled['hybrid'])}"]
     for arm in ARMS:
         got = pooled[arm]
         cells.append(f"{sum(g[0] for g in got)} / {sum(g[1] for g in got)}")
-        for k in (0, 1):
-            gained = sum(g[k] and not h[k] for g, h in zip(got, pooled["hybrid"]))
-            lost = sum(h[k] and not g[k] for g, h in zip(got, pooled["hybrid"]))
-            cells.append(f"{gained} / {lost} (p = {mcnemar_exact(gained, lost):.2g})")
+        cells += versus(got, pooled["hybrid"])
     lines.append(f"| samples pooled ({len(pooled['hybrid'])}) | " + " | ".join(cells) + " |")
     return lines
 

@@ -71,6 +71,23 @@ def test_postgres_ranks_as_the_in_memory_engine_does(postgres, chain_corpus, cap
     assert all(h.text for h in engine.search(QUERIES[0], 3, mode))
 
 
+def test_feedback_weighs_words_by_the_same_counts_and_ranks_the_same_on_postgres(postgres, chain_corpus, capsys):
+    """`claim_feedback` needs how many documents hold a word: PostgreSQL's postings give the in-memory index's."""
+    from claimhop.retrieval.feedback import with_feedback
+    from claimhop.retrieval.tuned_search import TunedSearch
+
+    load(chain_corpus, "chain", capsys)
+    in_memory, engine = claimhop.retrieval.service.index_search(chain_corpus), pg_search(postgres, "chain")
+    words = ["danger", "man", "seri", "report", "zzzz"]
+    assert engine.document_frequencies(words) == in_memory.document_frequencies(words)
+    assert in_memory.document_frequencies(words)[1] == len(CHAIN) and "zzzz" not in in_memory.document_frequencies(words)[0]
+    for query in QUERIES[:4]:
+        memory_side, pg_side = TunedSearch(in_memory), TunedSearch(engine)
+        a = with_feedback(memory_side, query, memory_side.search_fused(query, 8), 5)
+        b = with_feedback(pg_side, query, pg_side.search_fused(query, 8), 5)
+        assert ranking(a) == ranking(b), query
+
+
 def test_titles_and_links_are_the_in_memory_engines(postgres, chain_corpus, capsys):
     load(chain_corpus, "chain", capsys)
     in_memory = claimhop.retrieval.service.index_search(chain_corpus)
