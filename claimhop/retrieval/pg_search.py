@@ -66,15 +66,6 @@ def _vector(values: np.ndarray) -> str:
     return "[" + ",".join(f"{v:.7g}" for v in np.asarray(values, dtype=np.float32)) + "]"
 
 
-def _tokenize(texts: list[str]) -> list[list[str]]:
-    """The in-memory BM25 index's tokenisation (bm25s, English stop words and stemmer), as strings."""
-    import bm25s
-
-    from claimhop.retrieval.lexical import _STEMMER
-
-    return bm25s.tokenize(texts, stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False)
-
-
 # -- loading -----------------------------------------------------------------------------------------------------
 
 
@@ -328,8 +319,10 @@ class PgSearch(HybridSearch):
 
     def lexical(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
         """BM25 over the postings: the sum of each query token's weight, repeated tokens counted again (bm25s)."""
+        from claimhop.retrieval.lexical import tokens_of
+
         results = []
-        for tokens in _tokenize(queries):
+        for tokens in tokens_of(queries):  # the in-memory index's terms
             rows = self.query(
                 f"SELECT p.doc_id, SUM(p.weight) AS score FROM unnest(%s::text[]) AS q(term) "
                 f"JOIN {self.schema}.terms USING (term) JOIN {self.schema}.postings p USING (term_id) "
