@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from claimhop.atomic import write_text
+from benchmarks.lab import show_table
 from claimhop.evaluation.data import load_claims
 from claimhop.evaluation.metric import all_gold_in, evidence_in
 from claimhop.evaluation.report import mcnemar_exact
@@ -152,10 +152,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in SAMPLES:
         rows += measure(name, str(next((args.root / name).glob("sample-*.jsonl"))), str(args.root / name / "documents"))
     text = "\n".join(table(rows)) + "\n"
-    print(text)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        write_text(args.out / "feedback-search.md", text)
+    show_table(text, args.out, "feedback-search.md")
 
 
 if __name__ == "__main__":

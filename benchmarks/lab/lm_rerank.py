@@ -21,9 +21,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from claimhop.atomic import write_text
+from benchmarks import every_set
+from benchmarks.lab import show_table
 from claimhop.evaluation.metric import evidence_in
-from claimhop.evaluation.report import mcnemar_exact
 from claimhop.evaluation.runner import rows_in
 
 SETS = ("healthver", "climate-fever", "check-covid")
@@ -66,9 +66,7 @@ def chosen_weight(train: dict[str, dict], depth: int) -> float:
 
 
 def paired(a: dict[str, bool], b: dict[str, bool]) -> str:
-    gained = sum(a[u] and not b[u] for u in a)
-    lost = sum(b[u] and not a[u] for u in a)
-    return f"{gained} / {lost} (p = {mcnemar_exact(gained, lost):.2g})"
+    return "{} / {} (p = {:.2g})".format(*every_set.paired(a, b))
 
 
 def table(by_set: dict[str, dict[str, dict]], depth: int) -> list[str]:
@@ -109,10 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     if not by_set:
         raise SystemExit(f"no SET/eval.jsonl under {args.rows}")
     text = "\n".join(table(by_set, args.depth)) + "\n"
-    print(text)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        write_text(args.out / "lm-rerank.md", text)
+    show_table(text, args.out, "lm-rerank.md")
 
 
 if __name__ == "__main__":
