@@ -69,6 +69,21 @@ class BM25Index:
         vocab, starts = self.model.vocab_dict, self.model.scores["indptr"]
         return {t: int(starts[vocab[t] + 1] - starts[vocab[t]]) for t in terms if t in vocab}
 
+    def holding_all(self, word_sets: list[list[str]]) -> list[int]:
+        """For each set of (stemmed) terms, how many documents hold every one of them (0 for a term never seen)."""
+        vocab, starts, docs = self.model.vocab_dict, self.model.scores["indptr"], self.model.scores["indices"]
+        counts = []
+        for words in word_sets:
+            if not words or any(w not in vocab for w in words):
+                counts.append(0)
+                continue
+            postings = sorted((docs[starts[vocab[w]]:starts[vocab[w] + 1]] for w in set(words)), key=len)
+            held = postings[0]
+            for more in postings[1:]:
+                held = np.intersect1d(held, more, assume_unique=True)
+            counts.append(int(len(held)))
+        return counts
+
     def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
         """Top-k (doc id, BM25 score) per query, equal scores by id (as the PostgreSQL engine orders them);
         documents scoring 0 are dropped."""

@@ -362,6 +362,19 @@ class PgSearch(HybridSearch):
         size = self.query(f"SELECT count(*) FROM {self.schema}.documents")[0][0]
         return {term: int(n) for term, n in rows}, int(size)
 
+    def holding_all(self, word_sets: list[list[str]]) -> tuple[list[int], int]:
+        """From the postings, as the in-memory index counts them: the documents with a posting of every term."""
+        counts = []
+        for words in word_sets:
+            words = sorted(set(words))
+            rows = self.query(
+                f"SELECT count(*) FROM (SELECT p.doc_id FROM {self.schema}.terms t JOIN {self.schema}.postings p "
+                "USING (term_id) WHERE t.term = ANY(%s) GROUP BY p.doc_id HAVING count(*) = %s) held",
+                (words, len(words))) if words else [(0,)]
+            counts.append(int(rows[0][0]))
+        size = self.query(f"SELECT count(*) FROM {self.schema}.documents")[0][0]
+        return counts, int(size)
+
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         """Documents titled `name` as the in-memory `TitleIndex` finds them: normalised exact, then base title
         (both by index in SQL), then a close spelling among the title keys (read once, only when needed)."""

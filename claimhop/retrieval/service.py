@@ -81,6 +81,11 @@ class HybridSearch:
         how many documents there are: the collection statistics pseudo-relevance feedback weighs words by."""
         raise NotImplementedError
 
+    def holding_all(self, word_sets: list[list[str]]) -> tuple[list[int], int]:
+        """For each set of BM25 terms, how many documents hold all of them (a name's words: at least as many as
+        hold the name), and how many documents there are: how common a name is in the collection."""
+        raise NotImplementedError
+
     def _hits(self, scored: list[tuple[int, float]], k: int) -> list[Hit]:
         scored = scored[:k]
         found = {hit.doc_id: hit for hit in self.documents([i for i, _ in scored])}
@@ -132,6 +137,9 @@ class IndexSearch(HybridSearch):
 
     def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
         return self.indexes.bm25.document_frequencies(terms), len(self.indexes.bm25)
+
+    def holding_all(self, word_sets: list[list[str]]) -> tuple[list[int], int]:
+        return self.indexes.bm25.holding_all(word_sets), len(self.indexes.bm25)
 
 
 _CACHE: dict[str, IndexSearch] = {}

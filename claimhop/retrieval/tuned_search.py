@@ -51,6 +51,9 @@ class TunedSearch:
     def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
         return self.engine.document_frequencies(terms)
 
+    def holding_all(self, word_sets: list[list[str]]) -> tuple[list[int], int]:
+        return self.engine.holding_all(word_sets)
+
     def has_term_statistics(self) -> bool:
         """Whether the engine can say how many documents hold a term (claimhop's own engines; a LangChain
         retriever cannot), which pseudo-relevance feedback needs."""

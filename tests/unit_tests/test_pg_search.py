@@ -71,8 +71,9 @@ def test_postgres_ranks_as_the_in_memory_engine_does(postgres, chain_corpus, cap
     assert all(h.text for h in engine.search(QUERIES[0], 3, mode))
 
 
-def test_feedback_weighs_words_by_the_same_counts_and_ranks_the_same_on_postgres(postgres, chain_corpus, capsys):
-    """`claim_feedback` needs how many documents hold a word: PostgreSQL's postings give the in-memory index's."""
+def test_feedback_and_name_counts_are_the_same_on_postgres(postgres, chain_corpus, capsys):
+    """`claim_feedback` needs how many documents hold a word, `name_specificity` how many hold all of a name's words:
+    PostgreSQL's postings give the in-memory index's."""
     from claimhop.retrieval.feedback import with_feedback
     from claimhop.retrieval.tuned_search import TunedSearch
 
@@ -81,6 +82,9 @@ def test_feedback_weighs_words_by_the_same_counts_and_ranks_the_same_on_postgres
     words = ["danger", "man", "seri", "report", "zzzz"]
     assert engine.document_frequencies(words) == in_memory.document_frequencies(words)
     assert in_memory.document_frequencies(words)[1] == len(CHAIN) and "zzzz" not in in_memory.document_frequencies(words)[0]
+    names = [["danger", "man"], ["seri"], ["danger", "zzzz"], ["report", "man", "seri"]]  # how common a name is
+    assert engine.holding_all(names) == in_memory.holding_all(names)
+    assert in_memory.holding_all(names)[0][0] >= 1 and in_memory.holding_all(names)[0][2] == 0
     for query in QUERIES[:4]:
         memory_side, pg_side = TunedSearch(in_memory), TunedSearch(engine)
         a = with_feedback(memory_side, query, memory_side.search_fused(query, 8), 5)

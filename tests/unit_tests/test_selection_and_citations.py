@@ -62,7 +62,7 @@ def test_the_claims_own_first_results_join_and_stay():
     `claim_floor` even when every hop's document scores higher."""
     candidates = {f"T{i}": cand(f"T{i}", "Mentions Steve Augeri.", 0.02) for i in range(5)}
     ranking = [cand("Xawery Zulawski", "A Polish film director.", 1 / 61)]
-    ctx = dict(top_k=3, coverage_decay=1.0)
+    ctx = dict(top_k=3, coverage_decay=1.0, unnamed_floor=0)  # no title is named: the floor is another test
     hops_only = select_from(candidates, ["Steve Augeri"], [], ranking, Context(claim_k=0, claim_floor=0, **ctx))
     joined = select_from(candidates, ["Steve Augeri"], [], ranking, Context(claim_k=1, claim_floor=0, **ctx))
     kept = select_from(candidates, ["Steve Augeri"], [], ranking, Context(claim_k=1, claim_floor=1, **ctx))
@@ -162,7 +162,7 @@ def test_a_claim_that_names_no_document_keeps_its_own_searchs_order():
 def test_unnamed_floor_keeps_a_claim_that_names_nothing_to_its_own_search():
     # 6 abstracts the claim's search ranks s0..s5 and 2 hop candidates that mention the claim's topic more often: with
     # claim_floor 2 and top_k 4 the hops' documents take two of the four places; unnamed_floor=4 keeps the search's
-    # first 4 in its order (one plain search is never ahead), and the setting is off by default
+    # first 4 in its order (one plain search is never ahead); by default it keeps the search's 21
     names = ["quorvalide", "night-shift sleep"]
     search = [cand(f"Abstract s{i}", "A cohort study.", 0.05 - 0.005 * i) for i in range(6)]
     said = "quorvalide and night-shift sleep, quorvalide and night-shift sleep."
@@ -173,8 +173,9 @@ def test_unnamed_floor_keeps_a_claim_that_names_nothing_to_its_own_search():
     def titles(**settings):
         return [d["title"] for d in select_from(candidates, names, [], search, Context(**base, **settings))]
 
-    assert Context().tuning.unnamed_floor == 0
-    assert titles() == titles(unnamed_floor=2) == ["Abstract s0", "Abstract s1", "Hop h0", "Hop h1"]
+    assert Context().tuning.unnamed_floor == 21 and Context(unnamed_floor=0).tuning.unnamed_floor == 0
+    assert titles(unnamed_floor=0) == titles(unnamed_floor=2) == ["Abstract s0", "Abstract s1", "Hop h0", "Hop h1"]
+    assert titles() == ["Abstract s0", "Abstract s1", "Abstract s2", "Abstract s3"]
     assert titles(unnamed_floor=4) == ["Abstract s0", "Abstract s1", "Abstract s2", "Abstract s3"]  # s3: past claim_k
     assert titles(unnamed_floor=4, unnamed_order="score")[:2] == ["Abstract s0", "Abstract s1"]
     assert set(titles(unnamed_floor=4, unnamed_order="score")) == {f"Abstract s{i}" for i in range(4)}

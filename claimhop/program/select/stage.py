@@ -10,26 +10,33 @@ import dspy
 from claimhop.entities.matching import is_about, mentions, names_no_title
 from claimhop.entities.ner import unique
 from claimhop.program.built import Built
+from claimhop.program.select.specificity import name_weights
 from claimhop.retrieval.article_links import LinkTable
 from claimhop.retrieval.titles import normalize_title
 from state.context import Context
 from state.schema import Candidate, SelectedDoc
 
 
-def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus: float) -> dict[str, float]:
+def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus: float,
+             weights: dict[str, float] | None = None) -> dict[str, float]:
     """The entities the document mentions, each with its weight (an entity that is the document's title counts
-    more: the document is about it)."""
+    more: the document is about it), times the name's own weight (`name_specificity`; a name weighing nothing is
+    no hit)."""
     hits: dict[str, float] = {}
     for entity in entities:
+        weight = (weights or {}).get(entity, 1.0)
+        if weight <= 0:
+            continue
         if is_about(entity, cand["title"]):
-            hits[entity] = 1.0 + title_bonus
+            hits[entity] = (1.0 + title_bonus) * weight
         elif mentions(entity, normalized):
-            hits[entity] = 1.0
+            hits[entity] = weight
     return hits
 
 
 def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str], looked_up: list[str],
-                     ctx: Context, links: LinkTable | None = None) -> list[SelectedDoc]:
+                     ctx: Context, links: LinkTable | None = None, weights: dict[str, float] | None = None
+                     ) -> list[SelectedDoc]:
     """All candidates, best first. score = retrieval_weight * fused retrieval score (0-1) + the claim's and the
     gap analyses' entity weights + a bonus for both + chain_weight * how specific a link to it is, when a
     document already chosen names it.
@@ -41,15 +48,16 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
     - a document that a chosen one names is the next link of a chain ("Buddy Baker" names the film he scored),
       worth more the fewer articles name it (`LinkTable.relative_specificity`): "United States", which
       thousands name, is almost no link at all. `links` is the corpus's link table (None for an external engine,
-      or when `chain_weight` is 0); each document records its bonus and the kept document that named it."""
+      or when `chain_weight` is 0); each document records its bonus and the kept document that named it.
+    `weights` are the names' own weights (claimhop.program.select.specificity; a name not in it counts 1)."""
     claim_entities = unique(claim_entities)
     looked_up = [e for e in unique(looked_up) if e.casefold() not in {c.casefold() for c in claim_entities}]
     top = max((c["retrieval_score"] for c in candidates.values()), default=1.0) or 1.0
     docs: list[tuple[SelectedDoc, dict[str, float], dict[str, float], int]] = []
     for cand in candidates.values():
         normalized = normalize_title(f"{cand['title']} {cand['text']}")
-        claim_hits = _matched(claim_entities, cand, normalized, ctx.tuning.title_match_weight)
-        looked_up_hits = _matched(looked_up, cand, normalized, ctx.tuning.title_match_weight)
+        claim_hits = _matched(claim_entities, cand, normalized, ctx.tuning.title_match_weight, weights)
+        looked_up_hits = _matched(looked_up, cand, normalized, ctx.tuning.title_match_weight, weights)
         doc: SelectedDoc = {
             "rank": 0, "title": cand["title"], "text": cand["text"], "score": 0.0,
             "retrieval_score": round(cand["retrieval_score"] / top, 4), "claim_entities": list(claim_hits),
@@ -111,8 +119,8 @@ def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candida
 
 
 def select_from(candidates: dict[str, Candidate], claim_entities: list[str], looked_up: list[str],
-                claim_ranking: list[Candidate], ctx: Context, links: LinkTable | None = None, claim: str = ""
-                ) -> list[SelectedDoc]:
+                claim_ranking: list[Candidate], ctx: Context, links: LinkTable | None = None, claim: str = "",
+                weights: dict[str, float] | None = None) -> list[SelectedDoc]:
     """The `top_k` best candidates, in score order. The claim's own first `claim_k` search results join the
     candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
     high is evidence the entity scores may not see (a name the planner did not write down). A claim that names none
@@ -126,7 +134,7 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
         floor_k = ctx.tuning.unnamed_floor
         for cand in claim_ranking[:floor_k]:  # the floor's documents are candidates, past claim_k too
             pool.setdefault(cand["title"], cand)
-    ranked = score_candidates(pool, claim_entities, looked_up, ctx, links)
+    ranked = score_candidates(pool, claim_entities, looked_up, ctx, links, weights)
     floor = {c["title"] for c in claim_ranking[:floor_k]} & set(pool)
     rest = [d["title"] for d in ranked if d["title"] not in floor][: max(0, ctx.top_k - len(floor))]
     chosen = floor | set(rest)
@@ -204,8 +212,18 @@ class Select(dspy.Module):
         """The link table when chains count (chain_weight above 0), else None (the table is not even opened)."""
         return self.built.links if self.settings.tuning.chain_weight > 0 else None
 
+    def weights(self, claim_entities: list[str], looked_up: list[str]) -> dict[str, float]:
+        """The names' weights under `name_specificity` (empty when it is off: every name counts 1)."""
+        tuning = self.settings.tuning
+        if tuning.name_specificity <= 0:
+            return {}
+        said = {c.casefold() for c in claim_entities}
+        names = unique(claim_entities if tuning.specific_names == "all" else []) + [
+            e for e in unique(looked_up) if tuning.specific_names == "all" or e.casefold() not in said]
+        return name_weights(names, self.built.engine, tuning.name_specificity)
+
     def forward(self, candidates: dict[str, Candidate], claim_entities: list[str], looked_up: list[str],
                 claim_ranking: list[Candidate], claim: str = "") -> Selection:
         selected = select_from(candidates, claim_entities, looked_up, claim_ranking, self.settings, self.links(),
-                               claim)
+                               claim, self.weights(claim_entities, looked_up))
         return Selection(selected, len(candidate_pool(candidates, claim_ranking, self.settings)))

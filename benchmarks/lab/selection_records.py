@@ -1,0 +1,179 @@
+"""Selection's inputs recorded on every set, and selection rules replayed on them with no model call (issue 70).
+
+`record` runs each claim of the five sets benchmarks.every_set measures up to selection (recall-only), with a DSPy
+cache that an earlier run of the same settings filled so the model's calls are replayed, and keeps per claim what
+selection is given, as the graph had it: the candidates with the steps that found them, the claim's and the
+looked-up names, and the claim's own ranking. `replay` runs the product's selection stage (stages_for(ctx).select)
+on them under other settings; under the recorded settings it must give the recorded selection, which it checks.
+`held_out` chooses among rules by leave one set out (the question is whether a choice travels) and writes the table.
+
+    DSPY_CACHEDIR=/work/fb-dspy-cache python -m benchmarks.lab.selection_records --root /work/ood \
+        --records /work/specificity --set claim_feedback=20 --set unnamed_floor=21
+
+Wikipedia sets count every gold article among the first k, the others any evidence document (the passage titled as
+it), as benchmarks.every_set does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from benchmarks.every_set import eval_sets, paired
+from claimhop.evaluation.data import load_claims
+from claimhop.evaluation.metric import all_gold_in, evidence_in
+from claimhop.evaluation.runner import json_objects
+
+KEPT = ("doc_id", "title", "retrieval_score", "found_by", "source")
+WIKIPEDIA = ("hover-dev", "hotpotqa-200")
+SETS = "hover-dev,hotpotqa-200,healthver,climate-fever,check-covid"
+KS = (5, 21)
+Found = dict[int, dict[str, bool]]  # k -> claim -> gold among the first k
+
+
+def settings_of(items: list[str]) -> dict[str, Any]:
+    """name=value run settings, values read as JSON where they look like it."""
+    settings: dict[str, Any] = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        if not value:
+            raise SystemExit(f"--set {item!r}: expected name=value")
+        settings[name.strip()] = json.loads(value) if value[:1] in "-0123456789[{\"tf" else value
+    return settings
+
+
+def record(root: Path, records: Path, sets: list[str], settings: dict[str, Any]) -> None:
+    """One record per claim not yet in RECORDS/SET.jsonl (resumable), for each set."""
+    from claimhop.program import stages_for
+    from claimhop.program.runtime import get_lm
+    from graph.runs import run_graph
+    from state.context import Context
+
+    records.mkdir(parents=True, exist_ok=True)
+    for item in eval_sets(root):
+        if item.name not in sets:
+            continue
+        ctx = Context.from_any({**settings, "corpus_path": item.corpus or ""})
+        get_lm(ctx.model), stages_for(ctx).built.engine
+        out = records / f"{item.name}.jsonl"
+        done = {row["uid"] for row in json_objects(out) if "uid" in row} if out.is_file() else set()
+        claims = [c for c in load_claims(Path(item.claims)) if c["uid"] not in done]
+        with out.open("a") as sink:
+            for claim in tqdm(claims, desc=f"record {item.name}", unit="claim"):
+                state = run_graph(claim["claim"], ctx, recall_only=True)
+                row = {
+                    "uid": claim["uid"], "gold": claim["supporting_titles"], "claim": claim["claim"],
+                    "claim_entities": state.get("claim_entities", []), "looked_up": state.get("looked_up", []),
+                    "candidates": [{k: c[k] for k in KEPT if k in c} for c in state.get("candidates", {}).values()],
+                    "claim_ranking": [{k: c[k] for k in KEPT if k in c} for c in state.get("claim_ranking", [])],
+                    "selected": [d["title"] for d in state.get("selected", [])],
+                }
+                sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+                sink.flush()
+
+
+def hit(name: str, titles: list[str], gold: list[str], k: int) -> bool:
+    return all_gold_in(titles, gold, k) if name in WIKIPEDIA else evidence_in(titles, gold, k, "passage")
+
+
+def replay(records: Path, name: str, corpus: str | None, recorded: dict[str, Any], rules: dict[str, dict[str, Any]]
+           ) -> dict[str, Found]:
+    """Per rule (settings over the `recorded` ones), the claims with their gold among the first 5 and 21 when
+    selection runs again on RECORDS/NAME.jsonl. A rule of no settings must give the recorded selection."""
+    from claimhop.program import stages_for
+    from state.context import Context
+
+    rows = [row for row in json_objects(records / f"{name}.jsonl") if "uid" in row]
+    out: dict[str, Found] = {}
+    for label, rule in rules.items():
+        stages = stages_for(Context.from_any({**recorded, **rule, "corpus_path": corpus or ""}))
+        engine, found = stages.built.engine, {k: {} for k in KS}
+        for row in rows:
+            ids = [c["doc_id"] for c in [*row["candidates"], *row["claim_ranking"]]]
+            texts = {h.doc_id: h.text for h in engine.documents(list(dict.fromkeys(ids)))}
+            candidates = {c["title"]: {**c, "text": texts[c["doc_id"]]} for c in row["candidates"]}
+            ranking = [{**c, "text": texts[c["doc_id"]]} for c in row["claim_ranking"]]
+            titles = [d["title"] for d in stages.select(
+                candidates=candidates, claim_entities=row["claim_entities"], looked_up=row["looked_up"],
+                claim_ranking=ranking, claim=row["claim"]).selected]
+            if not rule and titles != row["selected"]:
+                raise SystemExit(f"{records / name}.jsonl: the replay differs from the recorded selection on "
+                                 f"{row['uid']}: the records are of other settings or code")
+            for k in KS:
+                found[k][row["uid"]] = hit(name, titles, row["gold"], k)
+        out[label] = found
+    return out
+
+
+def hybrid_found(rows_dir: Path, name: str, gold: dict[str, list[str]]) -> Found:
+    """The hybrid search's claims with gold among the first k, from an every_set run's rows (its hybrid system)."""
+    titles = {r["uid"]: r["titles"] for r in json_objects(rows_dir / name / "eval.jsonl") if r.get("system") == "hybrid"}
+    return {k: {uid: hit(name, titles[uid], g, k) for uid, g in gold.items()} for k in KS}
+
+
+def gold_of(records: Path, name: str) -> dict[str, list[str]]:
+    return {row["uid"]: row["gold"] for row in json_objects(records / f"{name}.jsonl") if "uid" in row}
+
+
+def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today: str, heading: list[str]) -> str:
+    """Leave one set out: for each set, the rule with the most claims gained less lost against `today` at 5 and 21
+    on the other sets (ties to today), counted on the held-out set against today and hybrid; the samples pooled;
+    then every rule on every set, replayed (not held out)."""
+    names = list(found)
+    rules = list(found[names[0]])
+
+    def worth(rule: str, sets: list[str]) -> int:
+        total = 0
+        for name in sets:
+            for k in KS:
+                gained, lost, _ = paired(found[name][rule][k], found[name][today][k])
+                total += gained - lost
+        return total
+
+    def pair(a: dict[str, bool], b: dict[str, bool]) -> str:
+        return "{} / {} (p = {:.2g})".format(*paired(a, b))
+
+    lines = [*heading, "", "| held-out set (claims) | rule chosen on the others | hybrid @5 / @21 | today @5 / @21 | "
+             "chosen @5 / @21 | chosen vs today @5: gained / lost (p) | @21 | chosen vs hybrid @5 | @21 |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    pooled: dict[str, Found] = {side: {k: {} for k in KS} for side in ("chosen", "today", "hybrid")}
+    for name in names:
+        chosen = max(rules, key=lambda r: (worth(r, [n for n in names if n != name]), r == today))
+        n = len(found[name][today][5])
+        share = lambda d: f"{sum(d.values()) / n:.3f}"  # noqa: E731
+        sides = {"chosen": found[name][chosen], "today": found[name][today], "hybrid": hybrid[name]}
+        cells = [f"{name} ({n})", chosen, *(" / ".join(share(sides[s][k]) for k in KS) for s in ("hybrid", "today", "chosen")),
+                 *(pair(sides["chosen"][k], sides[other][k]) for other in ("today", "hybrid") for k in KS)]
+        lines.append("| " + " | ".join(cells) + " |")
+        if name not in WIKIPEDIA:
+            for side, by_k in sides.items():
+                for k in KS:
+                    pooled[side][k].update({f"{name}/{u}": v for u, v in by_k[k].items()})
+    if pooled["chosen"][5]:
+        lines.append("| out-of-domain samples pooled | | | | | " + " | ".join(
+            pair(pooled["chosen"][k], pooled[other][k]) for other in ("today", "hybrid") for k in KS) + " |")
+    lines += ["", "Every rule on every set (replayed, not held out): claims with the gold among the first 5 / 21.", "",
+              "| rule | " + " | ".join(names) + " |", "|---|" + "---|" * len(names),
+              "| hybrid | " + " | ".join(f"{sum(hybrid[n][5].values())} / {sum(hybrid[n][21].values())}" for n in names) + " |"]
+    for rule in rules:
+        lines.append(f"| {rule} | " + " | ".join(
+            f"{sum(found[n][rule][5].values())} / {sum(found[n][rule][21].values())}" for n in names) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=Path("/work/ood"), help="folders made by benchmarks.claim_sets")
+    parser.add_argument("--records", type=Path, required=True, help="folder for SET.jsonl records")
+    parser.add_argument("--sets", default=SETS)
+    parser.add_argument("--set", action="append", default=[], help="name=value run settings")
+    args = parser.parse_args(argv)
+    record(args.root, args.records, args.sets.split(","), settings_of(args.set))
+
+
+if __name__ == "__main__":
+    main()
