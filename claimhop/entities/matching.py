@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rapidfuzz import fuzz
 
 from claimhop.retrieval.titles import FUZZY_TITLE_CUTOFF, base_title, normalize_title
@@ -34,11 +36,27 @@ def words_within(title: str, normalized_text: str) -> bool:
     return bool(key) and bool(normalized_text) and fuzz.token_set_ratio(key, normalized_text) >= FUZZY_TITLE_CUTOFF
 
 
-def names_no_title(titles: list[str], claim_entities: list[str], claim: str = "") -> bool:
+def capitalised_within(title: str, claim: str, every: bool = False) -> bool:
+    """words_within, and a capitalised word of the title's base is capitalised in the claim too: "Nature" is not
+    named by "the exact nature of the records", nor "Humidity" by "humidity is decreasing"; "Stig Blomqvist" is by
+    "Stig Lennart Blomqvist", "International Harvester" by "an international Harvester bus" (with `every`, each
+    capitalised word must be, and that is not)."""
+    said = {w for w in re.findall(r"\w+", claim) if w[:1].isupper()}
+    needed = [w for w in re.findall(r"\w+", base_title(title)) if w[:1].isupper()]
+    written = [any(fuzz.ratio(w.casefold(), s.casefold()) >= FUZZY_TITLE_CUTOFF for s in said) for w in needed]
+    return words_within(title, normalize_title(claim)) and (all(written) if every else any(written))
+
+
+def names_no_title(titles: list[str], claim_entities: list[str], claim: str = "", named_words: str = "any") -> bool:
     """Whether the claim names none of the documents: no name it uses is one of `titles`, even spelt a little
     differently, and no title's words are all among its words. A scientific claim names no paper (a compound
     and an outcome are topics many documents mention); a Wikipedia claim with a longer or misspelt name ("Stig Lennart
     Blomqvist", "Ran Paul") still names its article."""
     said = normalize_title(claim)
+    def within(title: str) -> bool:
+        if named_words == "any":
+            return words_within(title, said)
+        return capitalised_within(title, claim, every=named_words == "every_capitalised")
+
     return not any(names_loosely(entity, title) for title in titles for entity in claim_entities) and not any(
-        words_within(title, said) for title in titles)
+        within(title) for title in titles)

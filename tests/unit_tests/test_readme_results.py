@@ -111,8 +111,8 @@ def test_p_values_print_as_the_table_prints_them(p, shown):
     assert readme_results.p_value(p) == shown
 
 
-ROWS_READ = ("recall-20/dev-169.jsonl", "recall-20/dev-169-previous.jsonl", "recall-20/hotpotqa-200.jsonl",
-             "recall-20/hotpotqa-200-previous.jsonl", "verifier/dev-169.jsonl",
+ROWS_READ = ("recall-70/dev-169.jsonl", "recall-70/dev-169-previous.jsonl", "recall-70/hotpotqa-200.jsonl",
+             "recall-70/hotpotqa-200-previous.jsonl", "verifier/dev-169.jsonl",
              "speed/compact-json/sample-40/new.jsonl", "speed/compact-json/sample-40/pretty-json.jsonl")
 
 
@@ -153,7 +153,7 @@ def _wrong(row: dict) -> bool:
 
 
 @pytest.mark.parametrize(("rows_file", "system", "change", "measure"), [
-    ("recall-20/dev-169.jsonl", "claimhop", _missed, "recall@21 (every gold title among the 21)"),
+    ("recall-70/dev-169.jsonl", "claimhop", _missed, "recall@21 (every gold title among the 21)"),
     ("verifier/dev-169.jsonl", "passages@retrieved", _wrong, "verdict macro-F1 per verifier"),
 ])
 def test_check_fails_when_a_committed_row_changes(checkout_copy, capsys, rows_file, system, change, measure):

@@ -254,3 +254,20 @@ def test_a_wikipedia_claim_with_a_longer_or_misspelt_name_still_names_its_articl
     supplement = "Quorvalide intake is associated with better sleep in night-shift workers."
     assert names_nothing(pool("A year-long diary study of an evening supplement among hospital staff",
                               "Sleep of shift workers in the United Kingdom"), ["Quorvalide"], supplement)
+
+
+def test_named_words_capitalised_does_not_take_a_common_word_for_a_title():
+    """`named_words=capitalised`: "the exact nature of the records" does not name "Nature"; a name the claim writes
+    capitalised still names its title, and a name NER found names it either way."""
+    from claimhop.program.select.stage import names_nothing
+
+    def pool(*titles: str) -> dict:
+        return {t: {"title": t} for t in titles}
+
+    nature = "Getting hung up on the exact nature of the records is interesting."
+    assert not names_nothing(pool("Nature", "Global cooling"), [], nature)  # today: any words name a title
+    assert names_nothing(pool("Nature", "Global cooling"), [], nature, "capitalised")
+    bus = "What literary style describes the 1968 book that features a 1939 international Harvester school bus?"
+    assert not names_nothing(pool("International Harvester", "Further (bus)"), [], bus, "capitalised")
+    assert names_nothing(pool("International Harvester", "Further (bus)"), [], bus, "every_capitalised")
+    assert not names_nothing(pool("Nature"), ["Nature"], nature, "capitalised")  # NER's name counts
