@@ -165,6 +165,31 @@ def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today
     return "\n".join(lines) + "\n"
 
 
+def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules: dict[str, dict[str, Any]],
+               today: str) -> None:
+    """The command line of a lab tool that replays `rules` on one records folder and prints the held-out table."""
+    from benchmarks.lab import show_table
+
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=Path("/work/ood"), help="folders made by benchmarks.claim_sets")
+    parser.add_argument("--records", type=Path, required=True, help="benchmarks.lab.selection_records' folder")
+    parser.add_argument("--rows", type=Path, required=True, help="an every_set run's folder: the hybrid baseline")
+    parser.add_argument("--sets", default=SETS)
+    parser.add_argument("--set", action="append", default=[], help="name=value settings the records were made with")
+    parser.add_argument("--out", type=Path, help="folder for README.md (printed either way)")
+    args = parser.parse_args(argv)
+    recorded = settings_of(args.set)
+    items = [item for item in eval_sets(args.root) if item.name in args.sets.split(",")]
+    found = {item.name: replay(args.records, item.name, item.corpus, recorded, rules) for item in items}
+    hybrid = {item.name: hybrid_found(args.rows, item.name, gold_of(args.records, item.name)) for item in items}
+    heading = [f"# {title} (issue 70)", "",
+               f"`python -m benchmarks.lab.{module} --records {args.records} --rows {args.rows}` (records of "
+               f"{', '.join(f'{k}={v}' for k, v in recorded.items()) or 'the defaults'}; no model call). Each set held "
+               "out in turn, the rule chosen on the other four: the most claims gained less lost against today's "
+               "selection at 5 and 21, ties to today."]
+    show_table(held_out(found, hybrid, today, heading), args.out, "README.md")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path("/work/ood"), help="folders made by benchmarks.claim_sets")
