@@ -3,8 +3,8 @@ the defaults (issue 70)? The four combinations, chosen by leave one set out over
 
 The pairing was first read off the samples' rows (docs/results/every-set/feedback-search/graph.md); here each set
 is held out in turn and the combination is chosen on the other four: the most claims gained less lost against
-today's defaults, at 5 and at 21, ties to the defaults. Selection is replayed on two record folders of
-benchmarks.lab.selection_records (no model call): one made with the defaults (the plain claim search), one with
+both off (the defaults then), at 5 and at 21, ties to both off. Selection is replayed on two record folders of
+benchmarks.lab.selection_records (no model call): one made with both off (the plain claim search), one with
 `claim_feedback=20 unnamed_floor=21` (feedback changes the claim search and so the candidates; the floor changes
 only selection, so both floors replay from each folder).
 
@@ -18,10 +18,17 @@ import argparse
 from pathlib import Path
 
 from benchmarks.lab import show_table
-from benchmarks.lab.selection_records import SETS, gold_of, held_out, hybrid_found, replay
+from benchmarks.lab.selection_records import (
+    SETS,
+    gold_of,
+    held_out,
+    hybrid_found,
+    replay,
+)
 
-TODAY = "defaults"
-FEEDBACK = {"claim_feedback": 20, "unnamed_floor": 21}  # what the feedback records were made with
+TODAY = "both off (the defaults before)"
+PLAIN = {"claim_feedback": 0, "unnamed_floor": 0}  # what the plain records were made with
+FEEDBACK = {"claim_feedback": 20, "unnamed_floor": 21}  # what the feedback records were made with (the defaults since)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -29,7 +36,8 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path("/work/ood"), help="folders made by benchmarks.claim_sets")
-    parser.add_argument("--plain", type=Path, required=True, help="selection records made with the defaults")
+    parser.add_argument("--plain", type=Path, required=True,
+                        help="selection records made with claim_feedback=0 unnamed_floor=0 (the defaults before)")
     parser.add_argument("--feedback", type=Path, required=True,
                         help="selection records made with claim_feedback=20 unnamed_floor=21")
     parser.add_argument("--rows", type=Path, required=True, help="an every_set run's folder: the hybrid baseline")
@@ -39,15 +47,15 @@ def main(argv: list[str] | None = None) -> None:
     items = [item for item in eval_sets(args.root) if item.name in args.sets.split(",")]
     found, hybrid = {}, {}
     for item in items:
-        plain = replay(args.plain, item.name, item.corpus, {}, {TODAY: {}, "unnamed_floor=21": {"unnamed_floor": 21}})
+        plain = replay(args.plain, item.name, item.corpus, PLAIN, {TODAY: {}, "unnamed_floor=21": {"unnamed_floor": 21}})
         fed = replay(args.feedback, item.name, item.corpus, FEEDBACK,
                      {"claim_feedback=20, unnamed_floor=21": {}, "claim_feedback=20": {"unnamed_floor": 0}})
         found[item.name] = {**plain, **fed}
         hybrid[item.name] = hybrid_found(args.rows, item.name, gold_of(args.plain, item.name))
     heading = ["# The claim search's feedback and the unnamed floor as defaults? (issue 70)", "",
-               f"`python -m benchmarks.lab.floor_feedback --plain {args.plain} --feedback {args.feedback} --rows "
+               (f"`python -m benchmarks.lab.floor_feedback --plain {args.plain} --feedback {args.feedback} --rows "
                f"{args.rows}` (no model call). Each set held out in turn, the combination chosen on the other four: "
-               "the most claims gained less lost against today's defaults at 5 and 21, ties to the defaults."]
+               "the most claims gained less lost against both off (the defaults then) at 5 and 21, ties to both off.")]
     show_table(held_out(found, hybrid, TODAY, heading), args.out, "README.md")
 
 

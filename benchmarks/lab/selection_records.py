@@ -137,14 +137,16 @@ def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today
     def pair(a: dict[str, bool], b: dict[str, bool]) -> str:
         return "{} / {} (p = {:.2g})".format(*paired(a, b))
 
-    lines = [*heading, "", "| held-out set (claims) | rule chosen on the others | hybrid @5 / @21 | today @5 / @21 | "
-             "chosen @5 / @21 | chosen vs today @5: gained / lost (p) | @21 | chosen vs hybrid @5 | @21 |",
+    lines = [*heading, "", ("| held-out set (claims) | rule chosen on the others | hybrid @5 / @21 | today @5 / @21 | "
+                            "chosen @5 / @21 | chosen vs today @5: gained / lost (p) | @21 | chosen vs hybrid @5 | @21 |"),
              "|---|---|---|---|---|---|---|---|---|"]
     pooled: dict[str, Found] = {side: {k: {} for k in KS} for side in ("chosen", "today", "hybrid")}
     for name in names:
         chosen = max(rules, key=lambda r: (worth(r, [n for n in names if n != name]), r == today))
         n = len(found[name][today][5])
-        share = lambda d: f"{sum(d.values()) / n:.3f}"  # noqa: E731
+
+        def share(by_claim: dict[str, bool], size: int = n) -> str:
+            return f"{sum(by_claim.values()) / size:.3f}"
         sides = {"chosen": found[name][chosen], "today": found[name][today], "hybrid": hybrid[name]}
         cells = [f"{name} ({n})", chosen, *(" / ".join(share(sides[s][k]) for k in KS) for s in ("hybrid", "today", "chosen")),
                  *(pair(sides["chosen"][k], sides[other][k]) for other in ("today", "hybrid") for k in KS)]
@@ -183,10 +185,10 @@ def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules:
     found = {item.name: replay(args.records, item.name, item.corpus, recorded, rules) for item in items}
     hybrid = {item.name: hybrid_found(args.rows, item.name, gold_of(args.records, item.name)) for item in items}
     heading = [f"# {title} (issue 70)", "",
-               f"`python -m benchmarks.lab.{module} --records {args.records} --rows {args.rows}` (records of "
+               (f"`python -m benchmarks.lab.{module} --records {args.records} --rows {args.rows}` (records of "
                f"{', '.join(f'{k}={v}' for k, v in recorded.items()) or 'the defaults'}; no model call). Each set held "
                "out in turn, the rule chosen on the other four: the most claims gained less lost against today's "
-               "selection at 5 and 21, ties to today."]
+               "selection at 5 and 21, ties to today.")]
     show_table(held_out(found, hybrid, today, heading), args.out, "README.md")
 
 

@@ -16,6 +16,8 @@ import urllib.request
 from answers import assert_a_consistent_answer
 from served_model import status
 
+from claimhop.program.verify.served import NO_LOGPROBS_CONFIDENCE
+
 CLAIM = "Steve Augeri and the lead singer of The Runaways were both American musicians."
 
 
@@ -37,8 +39,10 @@ def test_the_whole_graph_runs_on_the_served_model_and_the_answer_names_it(model_
     assert out["answer"].splitlines()[-1] == "Model: openai/claimhop-local"
     assert_a_consistent_answer(out)
     assert out["local_model"]["calls"] == 0  # nothing ran in-process: every model call went to the server
-    # the passage verifier's P(yes) comes from the server's logprobs, calibrated as the head file says
-    assert 0.5 <= out["confidence"] < 1.0
+    # the served verdict is the most probable of three labels read from the server's logprobs: the right one here, at
+    # least a third, and not the fixed confidence a reply without logprobs gets
+    assert out["verdict"] == "SUPPORTED"
+    assert 1 / 3 <= out["confidence"] < 1.0 and out["confidence"] != NO_LOGPROBS_CONFIDENCE
     assert out["facts"] and all(fact["refs"] for fact in out["facts"])  # every fact quoted from the passages read
 
 
