@@ -20,7 +20,6 @@ from pathlib import Path
 from benchmarks.lab import show_table
 from benchmarks.lab.selection_records import (
     SETS,
-    gold_of,
     held_out,
     hybrid_found,
     replay,
@@ -51,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
         fed = replay(args.feedback, item.name, item.corpus, FEEDBACK,
                      {"claim_feedback=20, unnamed_floor=21": {}, "claim_feedback=20": {"unnamed_floor": 0}})
         found[item.name] = {**plain, **fed}
-        hybrid[item.name] = hybrid_found(args.rows, item.name, gold_of(args.plain, item.name))
+        hybrid[item.name] = hybrid_found(args.rows, item, args.plain)
     heading = ["# The claim search's feedback and the unnamed floor as defaults? (issue 70)", "",
                (f"`python -m benchmarks.lab.floor_feedback --plain {args.plain} --feedback {args.feedback} --rows "
                f"{args.rows}` (no model call). Each set held out in turn, the combination chosen on the other four: "

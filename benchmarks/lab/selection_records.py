@@ -23,7 +23,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from benchmarks.every_set import eval_sets, paired
+from benchmarks.every_set import EvalSet, eval_sets, paired
 from claimhop.evaluation.data import load_claims
 from claimhop.evaluation.metric import all_gold_in, evidence_in
 from claimhop.evaluation.runner import json_objects
@@ -46,7 +46,20 @@ def settings_of(items: list[str]) -> dict[str, Any]:
     return settings
 
 
-def record(root: Path, records: Path, sets: list[str], settings: dict[str, Any]) -> None:
+def sets_of(root: Path, names: list[str], extra: list[str]) -> list[EvalSet]:
+    """The named sets of benchmarks.every_set, then each `extra` set, NAME=CLAIMS@FOLDER (a sample to choose on, on
+    a folder already indexed: a second Climate-FEVER sample on the first's documents, say)."""
+    items = [item for item in eval_sets(root) if item.name in names]
+    for spec in extra:
+        name, _, rest = spec.partition("=")
+        claims, _, folder = rest.partition("@")
+        if not name or not claims:
+            raise SystemExit(f"--extra {spec!r}: expected NAME=CLAIMS@FOLDER")
+        items.append(EvalSet(name, claims, folder or None, False))
+    return items
+
+
+def record(items: list[EvalSet], records: Path, settings: dict[str, Any]) -> None:
     """One record per claim not yet in RECORDS/SET.jsonl (resumable), for each set."""
     from claimhop.program import stages_for
     from claimhop.program.runtime import get_lm
@@ -54,9 +67,7 @@ def record(root: Path, records: Path, sets: list[str], settings: dict[str, Any])
     from state.context import Context
 
     records.mkdir(parents=True, exist_ok=True)
-    for item in eval_sets(root):
-        if item.name not in sets:
-            continue
+    for item in items:
         ctx = Context.from_any({**settings, "corpus_path": item.corpus or ""})
         get_lm(ctx.model), stages_for(ctx).built.engine
         out = records / f"{item.name}.jsonl"
@@ -109,20 +120,26 @@ def replay(records: Path, name: str, corpus: str | None, recorded: dict[str, Any
     return out
 
 
-def hybrid_found(rows_dir: Path, name: str, gold: dict[str, list[str]]) -> Found:
-    """The hybrid search's claims with gold among the first k, from an every_set run's rows (its hybrid system)."""
-    titles = {r["uid"]: r["titles"] for r in json_objects(rows_dir / name / "eval.jsonl") if r.get("system") == "hybrid"}
-    return {k: {uid: hit(name, titles[uid], g, k) for uid, g in gold.items()} for k in KS}
+def hybrid_found(rows_dir: Path, item: EvalSet, records: Path) -> Found:
+    """The hybrid search's claims with gold among the first k: from an every_set run's rows (its hybrid system), or
+    for a set that run did not have, the claim searched as one hybrid query now (what that system does)."""
+    rows = [row for row in json_objects(records / f"{item.name}.jsonl") if "uid" in row]
+    done = rows_dir / item.name / "eval.jsonl"
+    if done.is_file():
+        titles = {r["uid"]: r["titles"] for r in json_objects(done) if r.get("system") == "hybrid"}
+    else:
+        from claimhop.evaluation.systems import make_systems
+
+        search = make_systems(["hybrid"], {"corpus_path": item.corpus or ""})["hybrid"]  # `claimhop eval`'s own
+        titles = {row["uid"]: search(row["claim"])["titles"] for row in rows}
+    return {k: {row["uid"]: hit(item.name, titles[row["uid"]], row["gold"], k) for row in rows} for k in KS}
 
 
-def gold_of(records: Path, name: str) -> dict[str, list[str]]:
-    return {row["uid"]: row["gold"] for row in json_objects(records / f"{name}.jsonl") if "uid" in row}
-
-
-def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today: str, heading: list[str]) -> str:
+def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today: str, heading: list[str],
+             choose_only: frozenset[str] = frozenset()) -> str:
     """Leave one set out: for each set, the rule with the most claims gained less lost against `today` at 5 and 21
-    on the other sets (ties to today), counted on the held-out set against today and hybrid; the samples pooled;
-    then every rule on every set, replayed (not held out)."""
+    on the other sets (ties to today), counted on the held-out set against today and hybrid; the samples pooled
+    (not the `choose_only` sets, samples to choose on); then every rule on every set, replayed (not held out)."""
     names = list(found)
     rules = list(found[names[0]])
 
@@ -148,10 +165,11 @@ def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today
         def share(by_claim: dict[str, bool], size: int = n) -> str:
             return f"{sum(by_claim.values()) / size:.3f}"
         sides = {"chosen": found[name][chosen], "today": found[name][today], "hybrid": hybrid[name]}
-        cells = [f"{name} ({n})", chosen, *(" / ".join(share(sides[s][k]) for k in KS) for s in ("hybrid", "today", "chosen")),
+        label = f"{name} ({n}{', to choose on' if name in choose_only else ''})"
+        cells = [label, chosen, *(" / ".join(share(sides[s][k]) for k in KS) for s in ("hybrid", "today", "chosen")),
                  *(pair(sides["chosen"][k], sides[other][k]) for other in ("today", "hybrid") for k in KS)]
         lines.append("| " + " | ".join(cells) + " |")
-        if name not in WIKIPEDIA:
+        if name not in WIKIPEDIA and name not in choose_only:
             for side, by_k in sides.items():
                 for k in KS:
                     pooled[side][k].update({f"{name}/{u}": v for u, v in by_k[k].items()})
@@ -178,18 +196,21 @@ def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules:
     parser.add_argument("--rows", type=Path, required=True, help="an every_set run's folder: the hybrid baseline")
     parser.add_argument("--sets", default=SETS)
     parser.add_argument("--set", action="append", default=[], help="name=value settings the records were made with")
+    parser.add_argument("--extra", action="append", default=[], metavar="NAME=CLAIMS@FOLDER",
+                        help="a further sample to choose on (its rows are shown, never pooled with the samples)")
     parser.add_argument("--out", type=Path, help="folder for README.md (printed either way)")
     args = parser.parse_args(argv)
     recorded = settings_of(args.set)
-    items = [item for item in eval_sets(args.root) if item.name in args.sets.split(",")]
+    items = sets_of(args.root, args.sets.split(","), args.extra)
     found = {item.name: replay(args.records, item.name, item.corpus, recorded, rules) for item in items}
-    hybrid = {item.name: hybrid_found(args.rows, item.name, gold_of(args.records, item.name)) for item in items}
+    hybrid = {item.name: hybrid_found(args.rows, item, args.records) for item in items}
     heading = [f"# {title} (issue 70)", "",
                (f"`python -m benchmarks.lab.{module} --records {args.records} --rows {args.rows}` (records of "
                f"{', '.join(f'{k}={v}' for k, v in recorded.items()) or 'the defaults'}; no model call). Each set held "
                "out in turn, the rule chosen on the other four: the most claims gained less lost against today's "
                "selection at 5 and 21, ties to today.")]
-    show_table(held_out(found, hybrid, today, heading), args.out, "README.md")
+    choose_only = frozenset(spec.partition("=")[0] for spec in args.extra)
+    show_table(held_out(found, hybrid, today, heading, choose_only), args.out, "README.md")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -198,8 +219,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--records", type=Path, required=True, help="folder for SET.jsonl records")
     parser.add_argument("--sets", default=SETS)
     parser.add_argument("--set", action="append", default=[], help="name=value run settings")
+    parser.add_argument("--extra", action="append", default=[], metavar="NAME=CLAIMS@FOLDER",
+                        help="a further sample to record, on a folder already indexed")
     args = parser.parse_args(argv)
-    record(args.root, args.records, args.sets.split(","), settings_of(args.set))
+    record(sets_of(args.root, args.sets.split(","), args.extra), args.records, settings_of(args.set))
 
 
 if __name__ == "__main__":
