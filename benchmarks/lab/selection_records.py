@@ -42,7 +42,10 @@ def settings_of(items: list[str]) -> dict[str, Any]:
         name, _, value = item.partition("=")
         if not value:
             raise SystemExit(f"--set {item!r}: expected name=value")
-        settings[name.strip()] = json.loads(value) if value[:1] in "-0123456789[{\"tf" else value
+        try:
+            settings[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:  # a word: planner=two_calls
+            settings[name.strip()] = value
     return settings
 
 
@@ -99,6 +102,9 @@ def replay(records: Path, name: str, corpus: str | None, recorded: dict[str, Any
     from state.context import Context
 
     rows = [row for row in json_objects(records / f"{name}.jsonl") if "uid" in row]
+    if not rows:
+        raise SystemExit(f"no records in {records / name}.jsonl: make them with `python -m "
+                         "benchmarks.lab.selection_records` first")
     out: dict[str, Found] = {}
     for label, rule in rules.items():
         stages = stages_for(Context.from_any({**recorded, **rule, "corpus_path": corpus or ""}))

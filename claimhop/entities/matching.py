@@ -40,11 +40,15 @@ def capitalised_within(title: str, claim: str, every: bool = False) -> bool:
     """words_within, and a capitalised word of the title's base is capitalised in the claim too: "Nature" is not
     named by "the exact nature of the records", nor "Humidity" by "humidity is decreasing"; "Stig Blomqvist" is by
     "Stig Lennart Blomqvist", "International Harvester" by "an international Harvester bus" (with `every`, each
-    capitalised word must be, and that is not)."""
+    capitalised word must be, and that is not). A claim's first word is capitalised, so "Humidity is decreasing"
+    names "Humidity"; a title with no capitalised word is named as words_within says."""
     said = {w for w in re.findall(r"\w+", claim) if w[:1].isupper()}
     needed = [w for w in re.findall(r"\w+", base_title(title)) if w[:1].isupper()]
+    within = words_within(title, normalize_title(claim))
+    if not needed:  # a title with no capitalised word ("iPhone"): its case says nothing
+        return within
     written = [any(fuzz.ratio(w.casefold(), s.casefold()) >= FUZZY_TITLE_CUTOFF for s in said) for w in needed]
-    return words_within(title, normalize_title(claim)) and (all(written) if every else any(written))
+    return within and (all(written) if every else any(written))
 
 
 def names_no_title(titles: list[str], claim_entities: list[str], claim: str = "", named_words: str = "any") -> bool:

@@ -12,6 +12,7 @@ from claimhop.program import stages_for
 from claimhop.program.found import candidate
 from claimhop.program.select.specificity import name_weights, shares
 from claimhop.retrieval.service import index_search
+from claimhop.retrieval.tuned_search import TunedSearch
 from state.context import Context
 
 # Twelve city articles mention "December" (a name the bridge looks up on such documents); one article is about
@@ -32,7 +33,7 @@ def corpus(tmp_path_factory):
 
 
 def test_a_names_share_is_the_documents_holding_all_its_words(corpus):
-    engine = index_search(corpus)
+    engine = TunedSearch(index_search(corpus))  # claimhop's own engine as a run sees it
     size = len(CITIES) + 2
     got = shares(["December", "Zephyrine Quillfeather", "Zephyrine December", "For", "Nowhere Town"], engine)
     assert got["December"] == pytest.approx(12 / size)
@@ -43,7 +44,7 @@ def test_a_names_share_is_the_documents_holding_all_its_words(corpus):
 
 
 def test_weights_fall_in_proportion_past_the_cut_and_off_means_none(corpus):
-    engine = index_search(corpus)
+    engine = TunedSearch(index_search(corpus))
     size = len(CITIES) + 2
     weights = name_weights(["December", "Zephyrine Quillfeather", "For", "Nowhere Town"], engine, 0.1)
     assert weights["December"] == pytest.approx(0.1 / (12 / size))

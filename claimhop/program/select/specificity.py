@@ -12,16 +12,13 @@ from claimhop.retrieval.lexical import tokens_of
 
 def shares(names: list[str], engine) -> dict[str, float]:
     """Each name's share of the collection: the documents holding every BM25 word of it (at least as many as hold
-    the name) over all documents; infinite for a name of stop words only ("For": it names nothing, and weighs
-    nothing). Empty for an engine that keeps no term statistics (an external retriever): every name then counts in
+    the name) over all documents; infinite for a name with no BM25 word (stop words or single letters: "For", "U.S"),
+    which weighs nothing. Empty for an engine that keeps no term statistics (an external retriever): every name then counts in
     full."""
-    if not names:
+    if not names or not getattr(engine, "has_term_statistics", lambda: False)():
         return {}
     words = tokens_of(names)
-    try:
-        held, size = engine.holding_all([w for w in words if w])
-    except (NotImplementedError, AttributeError):
-        return {}
+    held, size = engine.holding_all([w for w in words if w])
     counts = iter(held)
     return {name: math.inf if not w else next(counts) / max(size, 1) for name, w in zip(names, words)}
 

@@ -20,16 +20,14 @@ from state.schema import Candidate, SelectedDoc
 def _matched(entities: list[str], cand: Candidate, normalized: str, title_bonus: float,
              weights: dict[str, float] | None = None) -> dict[str, float]:
     """The entities the document mentions, each with its weight (an entity that is the document's title counts
-    more: the document is about it), times the name's own weight (`name_specificity`; a name weighing nothing is
-    no hit)."""
+    more: the document is about it), times the name's own weight (`name_specificity`); a name weighing nothing (no
+    BM25 word: "For", "X") is no mention, but still the title it is ("It (novel)")."""
     hits: dict[str, float] = {}
     for entity in entities:
         weight = (weights or {}).get(entity, 1.0)
-        if weight <= 0:
-            continue
         if is_about(entity, cand["title"]):
-            hits[entity] = (1.0 + title_bonus) * weight
-        elif mentions(entity, normalized):
+            hits[entity] = (1.0 + title_bonus) * (weight if weight > 0 else 1.0)
+        elif weight > 0 and mentions(entity, normalized):
             hits[entity] = weight
     return hits
 
