@@ -1,8 +1,9 @@
 """Should a claim that names a document keep more of its own search's first results (`claim_floor`, 10), now that
 Climate-FEVER claims of that kind lose evidence hybrid ranks 11-21 (issue 70)?
 
-A second Climate-FEVER sample (benchmarks.lab.named_words' README) shows claimhop's 21 under hybrid's there: the
-claims name a document, so only the claim search's first 10 are kept and selection's score drops the rest. Floors of
+A second Climate-FEVER sample (benchmarks.lab.named_words' README) shows claimhop's 21 under hybrid's there on two
+claims; one names a document, so only the claim search's first 10 are kept and selection's score drops the rest (the
+other names none: the feedback's fusion moved its evidence out of the 21). Floors of
 10 (today), 12, 15 and 21 replayed on selection records of the five sets and that sample (to choose on), chosen by
 leave one set out (benchmarks.lab.selection_records, no model call).
 
