@@ -72,16 +72,16 @@ def run_eval(item: EvalSet, out: Path, settings: list[str]) -> Path:
     return rows
 
 
+def gold_found(item: EvalSet, titles: list[str], gold: list[str], k: int, count: str = "passage") -> bool:
+    """Whether a claim of `item` counts as found among the first k titles: every gold article (Wikipedia sets) or
+    any evidence document (the others)."""
+    return all_gold_in(titles, gold, k) if item.every_gold else evidence_in(titles, gold, k, count)
+
+
 def hits(item: EvalSet, rows: list[dict], k: int, count: str) -> dict[tuple[str, str], bool]:
     """(system, uid) -> the claim's gold among the system's first k (claims without gold are not counted)."""
-    found = {}
-    for row in rows:
-        if not row.get("gold") or row.get("system") not in SYSTEMS:
-            continue
-        titles = row.get("titles") or []
-        found[(row["system"], row["uid"])] = (all_gold_in(titles, row["gold"], k) if item.every_gold
-                                              else evidence_in(titles, row["gold"], k, count))
-    return found
+    return {(row["system"], row["uid"]): gold_found(item, row.get("titles") or [], row["gold"], k, count)
+            for row in rows if row.get("gold") and row.get("system") in SYSTEMS}
 
 
 def paired(a: dict[str, bool], b: dict[str, bool]) -> tuple[int, int, float]:

@@ -23,13 +23,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from benchmarks.every_set import EvalSet, eval_sets, paired
+from benchmarks.every_set import EvalSet, eval_sets, gold_found, paired
 from claimhop.evaluation.data import load_claims
-from claimhop.evaluation.metric import all_gold_in, evidence_in
 from claimhop.evaluation.runner import json_objects
 
 KEPT = ("doc_id", "title", "retrieval_score", "found_by", "source")
-WIKIPEDIA = ("hover-dev", "hotpotqa-200")
 SETS = "hover-dev,hotpotqa-200,healthver,climate-fever,check-covid"
 KS = (5, 21)
 Found = dict[int, dict[str, bool]]  # k -> claim -> gold among the first k
@@ -90,24 +88,21 @@ def record(items: list[EvalSet], records: Path, settings: dict[str, Any]) -> Non
                 sink.flush()
 
 
-def hit(name: str, titles: list[str], gold: list[str], k: int) -> bool:
-    return all_gold_in(titles, gold, k) if name in WIKIPEDIA else evidence_in(titles, gold, k, "passage")
-
-
-def replay(records: Path, name: str, corpus: str | None, recorded: dict[str, Any], rules: dict[str, dict[str, Any]]
+def replay(records: Path, item: EvalSet, recorded: dict[str, Any], rules: dict[str, dict[str, Any]]
            ) -> dict[str, Found]:
     """Per rule (settings over the `recorded` ones), the claims with their gold among the first 5 and 21 when
     selection runs again on RECORDS/NAME.jsonl. A rule of no settings must give the recorded selection."""
     from claimhop.program import stages_for
     from state.context import Context
 
+    name = item.name
     rows = [row for row in json_objects(records / f"{name}.jsonl") if "uid" in row]
     if not rows:
         raise SystemExit(f"no records in {records / name}.jsonl: make them with `python -m "
                          "benchmarks.lab.selection_records` first")
     out: dict[str, Found] = {}
     for label, rule in rules.items():
-        stages = stages_for(Context.from_any({**recorded, **rule, "corpus_path": corpus or ""}))
+        stages = stages_for(Context.from_any({**recorded, **rule, "corpus_path": item.corpus or ""}))
         engine, found = stages.built.engine, {k: {} for k in KS}
         for row in rows:
             ids = [c["doc_id"] for c in [*row["candidates"], *row["claim_ranking"]]]
@@ -121,7 +116,7 @@ def replay(records: Path, name: str, corpus: str | None, recorded: dict[str, Any
                 raise SystemExit(f"{records / name}.jsonl: the replay differs from the recorded selection on "
                                  f"{row['uid']}: the records are of other settings or code")
             for k in KS:
-                found[k][row["uid"]] = hit(name, titles, row["gold"], k)
+                found[k][row["uid"]] = gold_found(item, titles, row["gold"], k)
         out[label] = found
     return out
 
@@ -138,14 +133,15 @@ def hybrid_found(rows_dir: Path, item: EvalSet, records: Path) -> Found:
 
         search = make_systems(["hybrid"], {"corpus_path": item.corpus or ""})["hybrid"]  # `claimhop eval`'s own
         titles = {row["uid"]: search(row["claim"])["titles"] for row in rows}
-    return {k: {row["uid"]: hit(item.name, titles[row["uid"]], row["gold"], k) for row in rows} for k in KS}
+    return {k: {row["uid"]: gold_found(item, titles[row["uid"]], row["gold"], k) for row in rows} for k in KS}
 
 
 def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today: str, heading: list[str],
-             choose_only: frozenset[str] = frozenset()) -> str:
+             pooled_sets: set[str], choose_only: frozenset[str] = frozenset()) -> str:
     """Leave one set out: for each set, the rule with the most claims gained less lost against `today` at 5 and 21
-    on the other sets (ties to today), counted on the held-out set against today and hybrid; the samples pooled
-    (not the `choose_only` sets, samples to choose on); then every rule on every set, replayed (not held out)."""
+    on the other sets (ties to today), counted on the held-out set against today and hybrid; the `pooled_sets`
+    (the out-of-domain samples) pooled; then every rule on every set, replayed (not held out). `choose_only` sets
+    (samples to choose on) are marked as such."""
     names = list(found)
     rules = list(found[names[0]])
 
@@ -170,12 +166,13 @@ def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today
 
         def share(by_claim: dict[str, bool], size: int = n) -> str:
             return f"{sum(by_claim.values()) / size:.3f}"
+
         sides = {"chosen": found[name][chosen], "today": found[name][today], "hybrid": hybrid[name]}
         label = f"{name} ({n}{', to choose on' if name in choose_only else ''})"
         cells = [label, chosen, *(" / ".join(share(sides[s][k]) for k in KS) for s in ("hybrid", "today", "chosen")),
                  *(pair(sides["chosen"][k], sides[other][k]) for other in ("today", "hybrid") for k in KS)]
         lines.append("| " + " | ".join(cells) + " |")
-        if name not in WIKIPEDIA and name not in choose_only:
+        if name in pooled_sets:
             for side, by_k in sides.items():
                 for k in KS:
                     pooled[side][k].update({f"{name}/{u}": v for u, v in by_k[k].items()})
@@ -208,7 +205,7 @@ def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules:
     args = parser.parse_args(argv)
     recorded = settings_of(args.set)
     items = sets_of(args.root, args.sets.split(","), args.extra)
-    found = {item.name: replay(args.records, item.name, item.corpus, recorded, rules) for item in items}
+    found = {item.name: replay(args.records, item, recorded, rules) for item in items}
     hybrid = {item.name: hybrid_found(args.rows, item, args.records) for item in items}
     heading = [f"# {title} (issue 70)", "",
                (f"`python -m benchmarks.lab.{module} --records {args.records} --rows {args.rows}"
@@ -217,7 +214,8 @@ def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules:
                "out in turn, the rule chosen on the other sets: the most claims gained less lost against today's "
                "selection at 5 and 21, ties to today.")]
     choose_only = frozenset(spec.partition("=")[0] for spec in args.extra)
-    show_table(held_out(found, hybrid, today, heading, choose_only), args.out, "README.md")
+    pooled = {item.name for item in items if not item.every_gold and item.name not in choose_only}
+    show_table(held_out(found, hybrid, today, heading, pooled, choose_only), args.out, "README.md")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -57,6 +57,7 @@ def names_no_title(titles: list[str], claim_entities: list[str], claim: str = ""
     and an outcome are topics many documents mention); a Wikipedia claim with a longer or misspelt name ("Stig Lennart
     Blomqvist", "Ran Paul") still names its article."""
     said = normalize_title(claim)
+
     def within(title: str) -> bool:
         if named_words == "any":
             return words_within(title, said)

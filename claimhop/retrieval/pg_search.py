@@ -359,8 +359,7 @@ class PgSearch(HybridSearch):
         """From the postings, as the in-memory index counts them (a posting is a document holding the term)."""
         rows = self.query(f"SELECT t.term, count(*) FROM {self.schema}.terms t JOIN {self.schema}.postings p "
                           "USING (term_id) WHERE t.term = ANY(%s) GROUP BY t.term", (terms,)) if terms else []
-        size = self.query(f"SELECT count(*) FROM {self.schema}.documents")[0][0]
-        return {term: int(n) for term, n in rows}, int(size)
+        return {term: int(n) for term, n in rows}, self._size()
 
     def holding_all(self, word_sets: list[list[str]]) -> tuple[list[int], int]:
         """From the postings, as the in-memory index counts them: the documents with a posting of every term."""
@@ -372,8 +371,11 @@ class PgSearch(HybridSearch):
                 "USING (term_id) WHERE t.term = ANY(%s) GROUP BY p.doc_id HAVING count(*) = %s) held",
                 (words, len(words))) if words else [(0,)]
             counts.append(int(rows[0][0]))
-        size = self.query(f"SELECT count(*) FROM {self.schema}.documents")[0][0]
-        return counts, int(size)
+        return counts, self._size()
+
+    def _size(self) -> int:
+        """How many documents the collection holds (what a term's or a name's count is a share of)."""
+        return int(self.query(f"SELECT count(*) FROM {self.schema}.documents")[0][0])
 
     def by_title(self, name: str, limit: int = 5) -> list[Hit]:
         """Documents titled `name` as the in-memory `TitleIndex` finds them: normalised exact, then base title
