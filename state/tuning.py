@@ -95,6 +95,12 @@ class Tuning:
         0, "Selection: the claim's own first search results placed first among the documents kept when these are in "
         "selection order (a claim that names a document); the others follow in that order "
         "(docs/results/out-of-domain/first-five).", 0, 100)
+    claim_fusion: float = setting(
+        0.0, "Selection: for a claim that names a document, the documents kept ordered by a reciprocal-rank fusion of "
+        "selection's order with the claim search's own, this the weight of the claim search's (0: off; before "
+        "claim_lead when on).", 0, 10)
+    claim_fusion_k: int = setting(
+        10, "Selection: the reciprocal-rank constant of `claim_fusion` (small: the first ranks weigh most).", 1, 1000)
     contradiction_check: Literal["opposite", "three-ways"] = setting(
         "opposite", "Verification: how a claim chosen by opposite_check is told CONTRADICTED or INSUFFICIENT_INFO: its opposite "
         "written and read ('opposite', two model calls), or the same passages read once more with the three-way "

@@ -7,7 +7,7 @@ from claimhop.program.citations import (
     check_citations,
     drop_invalid_citations,
 )
-from claimhop.program.select.stage import score_candidates, select_from
+from claimhop.program.select.stage import claim_fused, score_candidates, select_from
 from state.context import Context
 
 
@@ -205,6 +205,20 @@ def test_claim_lead_puts_the_claims_first_results_first_for_a_claim_that_names_a
     assert [d["rank"] for d in led] == [1, 2, 3]
     assert titles(claim_lead=2) == ["2015 South Indian floods", "Global warming", "Climate change denial"]
     assert set(titles(claim_lead=5)) == set(titles())  # the same documents, only their order changes
+
+
+def test_claim_fusion_moves_up_what_both_orders_rank_high_and_keeps_the_documents():
+    # selection's order A B C D; the claim's own search ranks D first and B second: with a weight of 1 and k of 1,
+    # D (1/5 + 1/2) and B (1/3 + 1/3) pass A (1/2); C, which the search did not rank, stays last
+    candidates = {t: cand(t, f"{t} text.", s) for t, s in
+                  (("A", 0.05), ("B", 0.04), ("C", 0.03), ("D", 0.02))}
+    selected = [{"title": t, "rank": r} for r, t in enumerate("ABCD", start=1)]
+    ranking = [candidates["D"], candidates["B"]]
+    fused = claim_fused([dict(d) for d in selected], ranking, 1.0, 1)
+    assert [d["title"] for d in fused] == ["D", "B", "A", "C"]
+    assert [d["rank"] for d in fused] == [1, 2, 3, 4]
+    assert [d["title"] for d in claim_fused([dict(d) for d in selected], ranking, 0.01, 60)] == list("ABCD")
+    assert Context().tuning.claim_fusion == 0
 
 
 def test_documents_once_puts_a_long_documents_later_passages_after_the_other_documents():

@@ -139,6 +139,8 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
     selected = [d for d in ranked if d["title"] in chosen][: ctx.top_k]
     if ctx.unnamed_order == "claim" and unnamed:
         selected = in_claim_order(selected, claim_ranking)
+    elif ctx.tuning.claim_fusion > 0:
+        selected = claim_fused(selected, claim_ranking, ctx.tuning.claim_fusion, ctx.tuning.claim_fusion_k)
     elif ctx.tuning.claim_lead:
         selected = claim_led(selected, claim_ranking, ctx.tuning.claim_lead)
     if ctx.tuning.documents_once:
@@ -170,6 +172,24 @@ def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead:
     by_title = {doc["title"]: doc for doc in selected}
     led = [by_title[t] for t in first if t in by_title]
     ordered = led + [doc for doc in selected if doc["title"] not in set(first)]
+    for rank, doc in enumerate(ordered, start=1):
+        doc["rank"] = rank
+    return ordered
+
+
+def claim_fused(selected: list[SelectedDoc], claim_ranking: list[Candidate], weight: float, k: int
+                ) -> list[SelectedDoc]:
+    """The same documents ordered by a reciprocal-rank fusion of selection's order with the claim search's own
+    (`claim_fusion` its weight, `claim_fusion_k` the constant): a document both rank high goes first, and one only
+    the hops found keeps its place unless the claim's own hits outrank it in both."""
+    position = {cand["title"]: r for r, cand in enumerate(claim_ranking, start=1)}
+
+    def fused(item: tuple[int, SelectedDoc]) -> float:
+        rank, doc = item
+        own = position.get(doc["title"])
+        return 1.0 / (k + rank) + (weight / (k + own) if own else 0.0)
+
+    ordered = [doc for _, doc in sorted(enumerate(selected, start=1), key=lambda item: (-fused(item), item[0]))]
     for rank, doc in enumerate(ordered, start=1):
         doc["rank"] = rank
     return ordered
