@@ -54,9 +54,11 @@ def test_weights_fall_in_proportion_past_the_cut_and_off_means_none(corpus):
 
 
 def select(corpus, **settings) -> list[str]:
-    """Selection as the graph runs it: the cities found by a hop for the looked-up "December", the evidence the
-    claim's own search ranks first."""
-    ctx = Context(corpus_path=str(corpus), top_k=5, claim_k=1, claim_floor=0, **settings)
+    """Selection as the graph runs it, in its score's order (no claim lead, and the claim's words name the cities as
+    `named_words=any` has it): the cities found by a hop for the looked-up "December", the evidence the claim's own
+    search ranks first."""
+    ctx = Context(corpus_path=str(corpus), top_k=5, claim_k=1, claim_floor=0, claim_lead=0, named_words="any",
+                  **settings)
     engine = stages_for(ctx).built.engine
     ranking = [candidate(h, rank, "claim") for rank, h in enumerate(engine.search_fused(CLAIM, 14), start=1)]
     assert ranking[0]["title"] == "Dew point"

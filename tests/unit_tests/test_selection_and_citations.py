@@ -148,15 +148,17 @@ def test_a_claim_that_names_no_document_keeps_its_own_searchs_order():
     }
     ranking = [candidates[diary], candidates[review]]
     names = ["Quorvalide", "shift work"]
-    by_score = select_from(candidates, names, [], ranking, Context(unnamed_order="score"))
+    by_score = select_from(candidates, names, [], ranking, Context(unnamed_order="score", claim_lead=0))
     by_claim = select_from(candidates, names, [], ranking, Context())
     assert by_score[0]["title"] == review
     assert [d["title"] for d in by_claim] == [c["title"] for c in ranking] and [d["rank"] for d in by_claim] == [1, 2]
-    # a claim that names a document, as a name NER found or in its words, keeps the selection's order
-    named = select_from(candidates, [review], [], ranking, Context())
+    # a claim that names a document, as a name NER found or in its words, keeps the selection's order (with the
+    # default claim_lead=1, after the claim search's first)
+    named = select_from(candidates, [review], [], ranking, Context(claim_lead=0))
     assert named[0]["title"] == review
-    worded = select_from(candidates, names, [], ranking, Context(), claim=f"The {review} is wrong.")
+    worded = select_from(candidates, names, [], ranking, Context(claim_lead=0), claim=f"The {review} is wrong.")
     assert worded[0]["title"] == review
+    assert [d["title"] for d in select_from(candidates, [review], [], ranking, Context())] == [diary, review]
 
 
 def test_unnamed_floor_keeps_a_claim_that_names_nothing_to_its_own_search():
@@ -198,13 +200,14 @@ def test_claim_lead_puts_the_claims_first_results_first_for_a_claim_that_names_a
     def titles(**settings):
         return [d["title"] for d in select_from(candidates, names, [], ranking, Context(**settings), claim=claim)]
 
-    assert Context().tuning.claim_lead == 0
-    assert titles() == ["Global warming", "Climate change denial", "2015 South Indian floods"]
+    assert Context().tuning.claim_lead == 1
+    assert titles(claim_lead=0) == ["Global warming", "Climate change denial", "2015 South Indian floods"]
     led = select_from(candidates, names, [], ranking, Context(claim_lead=1), claim=claim)
     assert [d["title"] for d in led] == ["2015 South Indian floods", "Global warming", "Climate change denial"]
     assert [d["rank"] for d in led] == [1, 2, 3]
     assert titles(claim_lead=2) == ["2015 South Indian floods", "Global warming", "Climate change denial"]
-    assert set(titles(claim_lead=5)) == set(titles())  # the same documents, only their order changes
+    assert titles() == titles(claim_lead=1)
+    assert set(titles(claim_lead=5)) == set(titles(claim_lead=0))  # the same documents, only their order changes
 
 
 def test_claim_fusion_moves_up_what_both_orders_rank_high_and_keeps_the_documents():
