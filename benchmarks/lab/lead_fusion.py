@@ -7,9 +7,11 @@ k documents placed first (`claim_lead`), a reciprocal-rank fusion of selection's
 (`claim_fusion`, `claim_fusion_k`), a title counted as named only through the claim's capitalised words
 (`named_words=capitalised`), and their pairings. Replayed on selection records (benchmarks.lab.selection_records, no
 model call) and chosen by leave one set out, with every Climate-FEVER claim whose group no claim of the committed
-sample has (124, `--extra`) among the sets chosen on, never reported as a sample.
+sample has (124, `--extra`) among the sets chosen on, never reported as a sample. The records were made at the
+defaults before this choice (claim_lead=0, named_words=any), hence the `--set`s.
 
     python -m benchmarks.lab.lead_fusion --records /work/specificity --rows /work/every-set-1cdb780 \
+        --set claim_lead=0 --set named_words=any \
         --extra climate-fever-choose=/work/ood-b/climate-fever-choose/choose-124.jsonl@/work/ood/climate-fever/documents \
         --out docs/results/every-set/lead-fusion
     python -m benchmarks.lab.lead_fusion --leads ... --out docs/results/every-set/lead-fusion/leads

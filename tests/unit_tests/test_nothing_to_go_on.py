@@ -1,6 +1,10 @@
 """The rule that says a claim has nothing to go on: only when no selected document mentions any of its names."""
 
-from claimhop.program.verify.coverage import claim_names, unmentioned_names
+from claimhop.program.verify.coverage import (
+    claim_names,
+    unmentioned_names,
+    without_opening_word,
+)
 
 DOCS = [{"title": "Louisville, Kentucky", "text": "Louisville is the largest city in Kentucky."},
         {"title": "Batthyány family", "text": "The Batthyány family is a Hungarian noble family."}]
@@ -26,3 +30,21 @@ def test_a_claim_without_names_is_not_judged_by_this_rule():
 def test_nationalities_are_what_a_claim_says_not_names_to_look_for():
     claim = "Zorblax Quintero was an American chess player."
     assert claim_names(claim, ["Zorblax Quintero", "American"]) == ["Zorblax Quintero"]
+
+
+def test_a_sentences_capitalised_opening_word_is_no_name_to_test():
+    """Climate-FEVER's "Preventing future pandemics ..." got INSUFFICIENT_INFO unread because no document said
+    "Preventing"; a name the tagger finds at the opening stays, and so do the claim's other names."""
+    from claimhop.program.verify.stage import ToVerify, nothing_to_go_on
+
+    claim = "Preventing future pandemics requires more not less industrial agriculture."
+    assert without_opening_word(claim, ["Preventing"]) == []
+    assert nothing_to_go_on(ToVerify(claim=claim, selected=DOCS, claim_entities=["Preventing"])) is None
+    named = "“Unlike genuine pollutants, carbon dioxide (CO2) is an odorless gas."
+    assert without_opening_word(named, ["Unlike", "CO2"]) == ["CO2"]
+    person = "Barack Obama supports proposals to fund fish and wildlife agencies."
+    assert without_opening_word(person, ["Barack Obama"]) == ["Barack Obama"]
+    # a real name no document mentions still has nothing to go on
+    zorblax = "Zorblax Quintero was an American chess player."
+    empty = nothing_to_go_on(ToVerify(claim=zorblax, selected=DOCS, claim_entities=["Zorblax Quintero", "American"]))
+    assert empty is not None and empty.verdict == "INSUFFICIENT_INFO"

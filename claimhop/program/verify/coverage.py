@@ -18,7 +18,7 @@ import unicodedata
 
 from rapidfuzz import fuzz
 
-from claimhop.entities.ner import attribute_words
+from claimhop.entities.ner import attribute_words, labelled_entities, name_spans
 from claimhop.retrieval.titles import normalize_title
 
 MENTIONED = 90  # rapidfuzz partial ratio at which a name counts as mentioned: a misspelling still counts (not tuned)
@@ -47,6 +47,21 @@ def claim_names(claim: str, claim_entities: list[str]) -> list[str]:
     """The names a document about the claim would mention: its entities without nationalities and languages."""
     attributes = attribute_words(claim)
     return [name for name in claim_entities if name.strip().casefold() not in attributes]
+
+
+_OPENING_PUNCTUATION = " \t\"'“”‘’«»….([-"
+
+
+def without_opening_word(claim: str, names: list[str]) -> list[str]:
+    """The names without the claim's opening capitalised words when the tagger does not call them a name: a sentence
+    starts with a capital, so "Preventing future pandemics ..." and "Each of the six ice ages ..." give the spans
+    "Preventing" and "Each of the", which no document about the claim need mention. An opening span holding a name
+    the tagger finds stays ("Barack Obama supports ...", "Skagen Painter Peder Severin Krøyer favored ...")."""
+    spans = name_spans(claim.lstrip(_OPENING_PUNCTUATION))
+    opening = spans[0] if spans and claim.lstrip(_OPENING_PUNCTUATION).startswith(spans[0]) else None
+    if opening is None or any(e.casefold() in opening.casefold() for e, _ in labelled_entities([claim])[0]):
+        return names
+    return [name for name in names if name.casefold() != opening.casefold()]
 
 
 def unmentioned_names(names: list[str], documents: list[dict]) -> list[str] | None:

@@ -22,6 +22,7 @@ from claimhop.program.verify.coverage import (
     claim_names,
     nothing_about,
     unmentioned_names,
+    without_opening_word,
 )
 from claimhop.program.verify.facts import SplitsClaims
 from claimhop.program.verify.head import VerdictHead, decide, head_file, load_head
@@ -91,8 +92,12 @@ class ToVerify:
 
 def nothing_to_go_on(case: ToVerify) -> VerifyResult | None:
     """INSUFFICIENT_INFO, said plainly, with no model call and no quote, when no selected document mentions any
-    name of the claim (there is nothing to quote); None when there is something to go on."""
-    names = unmentioned_names(claim_names(case.claim, case.claim_entities), case.selected)
+    name of the claim (there is nothing to quote); None when there is something to go on, or when the claim's only
+    "names" are its opening words, capitalised because a sentence starts there (nothing to test)."""
+    names = claim_names(case.claim, case.claim_entities)
+    if not without_opening_word(case.claim, names):  # only its opening words ("Preventing ..."): nothing to test
+        return None
+    names = unmentioned_names(names, case.selected)
     if not names:
         return None
     reason = nothing_about(names)
