@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     fusions = "--leads" not in argv
     argv = [a for a in argv if a != "--leads"]
     title = "A named claim's first documents: leads" + (", fusions" if fusions else "") + ", named words"
-    rules_main(argv, __doc__, "lead_fusion", title, rules(fusions), TODAY)
+    rules_main(argv, __doc__, "lead_fusion" if fusions else "lead_fusion --leads", title, rules(fusions), TODAY)
 
 
 if __name__ == "__main__":

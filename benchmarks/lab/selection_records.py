@@ -209,7 +209,8 @@ def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules:
     hybrid = {item.name: hybrid_found(args.rows, item, args.records) for item in items}
     heading = [f"# {title} (issue 70)", "",
                (f"`python -m benchmarks.lab.{module} --records {args.records} --rows {args.rows}"
-                f"{''.join(f' --extra {spec}' for spec in args.extra)}` (records of "
+                f"{''.join(f' --set {item}' for item in args.set)}{''.join(f' --extra {spec}' for spec in args.extra)}` "
+                "(records of "
                f"{', '.join(f'{k}={v}' for k, v in recorded.items()) or 'the defaults'}; no model call). Each set held "
                "out in turn, the rule chosen on the other sets: the most claims gained less lost against today's "
                "selection at 5 and 21, ties to today.")]
