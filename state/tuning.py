@@ -98,11 +98,12 @@ class Tuning:
         "other Climate-FEVER claims, in 4 of 6 folds and on all six (docs/results/every-set/lead-fusion).", 0, 100)
     claim_fusion: float = setting(
         0.0, "Selection: for a claim that names a document, the documents kept ordered by a reciprocal-rank fusion of "
-        "selection's order with the claim search's own, this the weight of the claim search's (0: off; before "
-        "claim_lead when on). Measured, not chosen: the Wikipedia folds of leave one set out choose fusions that move "
+        "selection's order with the claim search's own, this the weight of the claim search's (0: off; when on it "
+        "replaces claim_lead). Measured, not chosen: the Wikipedia folds of leave one set out choose fusions that move "
         "15-24 of their claims at 5 (docs/results/every-set/lead-fusion).", 0, 10)
     claim_fusion_k: int = setting(
-        10, "Selection: the reciprocal-rank constant of `claim_fusion` (small: the first ranks weigh most).", 1, 1000)
+        60, "Selection: the reciprocal-rank constant of `claim_fusion` (small: the first ranks weigh most; the lab "
+        "tried 5 and 60).", 1, 1000)
     contradiction_check: Literal["opposite", "three-ways"] = setting(
         "opposite", "Verification: how a claim chosen by opposite_check is told CONTRADICTED or INSUFFICIENT_INFO: its opposite "
         "written and read ('opposite', two model calls), or the same passages read once more with the three-way "

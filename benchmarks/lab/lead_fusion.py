@@ -30,7 +30,7 @@ TODAY = "today"
 def rules(fusions: bool) -> dict[str, dict[str, Any]]:
     """Leads of 1-3 (and with `fusions` rank fusions of weight 0.5-2 and constant 5 or 60), each alone and with
     named_words=capitalised."""
-    orders: dict[str, dict[str, Any]] = {"selection's": {}}
+    orders: dict[str, dict[str, Any]] = {"selection's": {"claim_lead": 0}}
     orders.update({f"lead {k}": {"claim_lead": k} for k in (1, 2, 3)})
     if fusions:
         orders.update({f"fusion {w} k {k}": {"claim_fusion": w, "claim_fusion_k": k}
@@ -39,7 +39,9 @@ def rules(fusions: bool) -> dict[str, dict[str, Any]]:
     for label, rule in orders.items():
         for words in ("any", "capitalised"):
             name = label if words == "any" else f"{label}, capitalised words"
-            out[TODAY if name == "selection's" else name] = {**rule, **({"named_words": words} if words != "any" else {})}
+            # TODAY is the records' own settings (the replay checks it); every other rule spells out both knobs
+            out[TODAY if name == "selection's" else name] = ({} if name == "selection's"
+                                                             else {**rule, "named_words": words})
     return out
 
 

@@ -7,7 +7,7 @@ import threading
 from functools import lru_cache
 
 # Nationalities (NORP) and languages are attributes to check, not documents to look up.
-_KEEP = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LAW"}
+NAME_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LAW"}
 _NAME_SPAN = re.compile(r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|von|van|la|le)\b|[A-Z0-9][\w'’.&-]*))*(?:\s+\([^)]{1,40}\))?")
 _LOCK = threading.Lock()
 _STOP_STARTS = {"The", "A", "An", "This", "That", "These", "Those", "It", "He", "She", "They", "His", "Her", "Its", "Both", "Who", "What", "Which"}
@@ -48,9 +48,9 @@ def merged_entities(doc) -> list:
     "the 1970" + "Asian Games", and only the whole name is an article's title."""
     spans = []
     for ent in doc.ents:
-        if spans and spans[-1].end == ent.start and ent.label_ in _KEEP:
+        if spans and spans[-1].end == ent.start and ent.label_ in NAME_LABELS:
             spans[-1] = doc[spans[-1].start : ent.end]
-        elif ent.label_ in _KEEP or ent.label_ == "DATE":
+        elif ent.label_ in NAME_LABELS or ent.label_ == "DATE":
             spans.append(ent)
     return [span for span in spans if span.label_ != "DATE" or len(span.ents) > 1]
 

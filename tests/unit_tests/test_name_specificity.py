@@ -62,7 +62,7 @@ def select(corpus, **settings) -> list[str]:
     engine = stages_for(ctx).built.engine
     ranking = [candidate(h, rank, "claim") for rank, h in enumerate(engine.search_fused(CLAIM, 14), start=1)]
     assert ranking[0]["title"] == "Dew point"
-    # the hop's documents score a little under the evidence; "December" lifts them over it today
+    # the hop's documents score a little under the evidence; "December" lifts them over it in the score's order
     lower = 0.9 * ranking[0]["retrieval_score"]
     hop = {c["title"]: {**c, "retrieval_score": lower, "found_by": ["bridge"]} for c in ranking
            if c["title"].startswith("City")}
@@ -72,5 +72,5 @@ def select(corpus, **settings) -> list[str]:
 
 
 def test_a_common_looked_up_name_no_longer_pushes_the_claims_evidence_out(corpus):
-    assert select(corpus)[0].startswith("City")  # today: a city that mentions "December" goes first
+    assert select(corpus)[0].startswith("City")  # without the knob a city that mentions "December" goes first
     assert select(corpus, name_specificity=0.05)[0] == "Dew point"

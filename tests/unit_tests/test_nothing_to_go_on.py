@@ -44,6 +44,15 @@ def test_a_sentences_capitalised_opening_word_is_no_name_to_test():
     assert without_opening_word(named, ["Unlike", "CO2"]) == ["CO2"]
     person = "Barack Obama supports proposals to fund fish and wildlife agencies."
     assert without_opening_word(person, ["Barack Obama"]) == ["Barack Obama"]
+    # one capitalised word and "of the" is the opening dropped; a name with more capitals, or one the tagger finds, stays
+    assert without_opening_word("Each of the six ice ages began with more CO2.", ["Each of the"]) == []
+    skagen = "Skagen Painter Peder Severin Krøyer favored naturalism."
+    assert without_opening_word(skagen, ["Skagen Painter Peder Severin Krøyer"]) == ["Skagen Painter Peder Severin Krøyer"]
+    assert without_opening_word("", []) == [] and without_opening_word("...", ["X"]) == ["X"]
+    # a claim with a real name besides its opening word is still tested, on every name it has
+    both = nothing_to_go_on(ToVerify(claim="Unlike coal, Zorblax Quintero burns clean.", selected=DOCS,
+                                     claim_entities=["Unlike", "Zorblax Quintero"]))
+    assert both is not None and "Zorblax Quintero" in both.reason
     # a real name no document mentions still has nothing to go on
     zorblax = "Zorblax Quintero was an American chess player."
     empty = nothing_to_go_on(ToVerify(claim=zorblax, selected=DOCS, claim_entities=["Zorblax Quintero", "American"]))

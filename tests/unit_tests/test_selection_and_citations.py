@@ -179,7 +179,7 @@ def test_unnamed_floor_keeps_a_claim_that_names_nothing_to_its_own_search():
     assert titles(unnamed_floor=0) == titles(unnamed_floor=2) == ["Abstract s0", "Abstract s1", "Hop h0", "Hop h1"]
     assert titles() == ["Abstract s0", "Abstract s1", "Abstract s2", "Abstract s3"]
     assert titles(unnamed_floor=4) == ["Abstract s0", "Abstract s1", "Abstract s2", "Abstract s3"]  # s3: past claim_k
-    assert titles(unnamed_floor=4, unnamed_order="score")[:2] == ["Abstract s0", "Abstract s1"]
+    assert titles(unnamed_floor=4, unnamed_order="score", claim_lead=0)[:2] == ["Abstract s0", "Abstract s1"]
     assert set(titles(unnamed_floor=4, unnamed_order="score")) == {f"Abstract s{i}" for i in range(4)}
     # a claim that names one of the documents keeps claim_floor: the hops' documents it names stay
     named = select_from(candidates, ["Hop h0"], [], search, Context(**base, unnamed_floor=4))
@@ -282,7 +282,7 @@ def test_named_words_capitalised_does_not_take_a_common_word_for_a_title():
         return {t: {"title": t} for t in titles}
 
     nature = "Getting hung up on the exact nature of the records is interesting."
-    assert not names_nothing(pool("Nature", "Global cooling"), [], nature)  # today: any words name a title
+    assert not names_nothing(pool("Nature", "Global cooling"), [], nature)  # named_words=any: any words name a title
     assert names_nothing(pool("Nature", "Global cooling"), [], nature, "capitalised")
     bus = "What literary style describes the 1968 book that features a 1939 international Harvester school bus?"
     assert not names_nothing(pool("International Harvester", "Further (bus)"), [], bus, "capitalised")

@@ -119,7 +119,9 @@ def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candida
 def select_from(candidates: dict[str, Candidate], claim_entities: list[str], looked_up: list[str],
                 claim_ranking: list[Candidate], ctx: Context, links: LinkTable | None = None, claim: str = "",
                 weights: dict[str, float] | None = None) -> list[SelectedDoc]:
-    """The `top_k` best candidates, in score order. The claim's own first `claim_k` search results join the
+    """The `top_k` best candidates, in score order (a claim that names a document has the claim search's first
+    `claim_lead` first, or with `claim_fusion` both orders fused; one that names none, that search's order under
+    `unnamed_order=claim`). The claim's own first `claim_k` search results join the
     candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
     high is evidence the entity scores may not see (a name the planner did not write down). A claim that names none
     of the candidates keeps its first `unnamed_floor` instead when that is more: with top_k, its own search's
@@ -180,9 +182,11 @@ def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead:
 def claim_fused(selected: list[SelectedDoc], claim_ranking: list[Candidate], weight: float, k: int
                 ) -> list[SelectedDoc]:
     """The same documents ordered by a reciprocal-rank fusion of selection's order with the claim search's own
-    (`claim_fusion` its weight, `claim_fusion_k` the constant): a document both rank high goes first, and one only
-    the hops found keeps its place unless the claim's own hits outrank it in both."""
-    position = {cand["title"]: r for r, cand in enumerate(claim_ranking, start=1)}
+    (`claim_fusion` its weight, `claim_fusion_k` the constant): a document both orders rank high moves up; those the
+    claim search did not return keep selection's order among themselves."""
+    position: dict[str, int] = {}
+    for r, cand in enumerate(claim_ranking, start=1):
+        position.setdefault(cand["title"], r)
 
     def fused(item: tuple[int, SelectedDoc]) -> float:
         rank, doc = item

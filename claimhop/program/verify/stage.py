@@ -94,11 +94,8 @@ def nothing_to_go_on(case: ToVerify) -> VerifyResult | None:
     """INSUFFICIENT_INFO, said plainly, with no model call and no quote, when no selected document mentions any
     name of the claim (there is nothing to quote); None when there is something to go on, or when the claim's only
     "names" are its opening words, capitalised because a sentence starts there (nothing to test)."""
-    names = claim_names(case.claim, case.claim_entities)
-    if not without_opening_word(case.claim, names):  # only its opening words ("Preventing ..."): nothing to test
-        return None
-    names = unmentioned_names(names, case.selected)
-    if not names:
+    names = unmentioned_names(claim_names(case.claim, case.claim_entities), case.selected)
+    if not names or not without_opening_word(case.claim, names):  # only its opening word ("Preventing ..."): no test
         return None
     reason = nothing_about(names)
     return VerifyResult("INSUFFICIENT_INFO", [], 0, reason, confidence=NOTHING_CONFIDENCE, reason=reason, facts=[])
@@ -156,6 +153,8 @@ class Verify(SplitsClaims):
         mode = self.settings.opposite_check
         if mode == "never" or (self.settings.model or LOCAL) != LOCAL:
             return False
+        # any word of the claim naming a title counts here (named_words="any", not selection's setting): opposite_check
+        # =unnamed was chosen on real claims with that test (docs/evaluation.md), and selection's change was not
         return mode == "always" or names_no_title([d["title"] for d in case.selected], case.claim_entities, case.claim)
 
     def opposite_support(self, claim: str, passages: list[dict], claim_support: float,
