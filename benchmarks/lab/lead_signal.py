@@ -14,20 +14,18 @@ signals of benchmarks.lab.lead_rule, which chose on fewer Climate-FEVER claims).
 
 from __future__ import annotations
 
-import argparse
 import itertools
 from pathlib import Path
+from typing import Any
 
 from benchmarks.every_set import EvalSet, gold_found
 from benchmarks.lab.selection_records import (
     KS,
-    SETS,
     Found,
-    held_out,
-    hybrid_found,
-    sets_of,
+    held_out_main,
+    records_of,
+    selected_from,
 )
-from claimhop.evaluation.runner import json_objects
 
 SIGNALS = ("chained in 5", "hop-only in 5", "named in search 5", "shared 5")
 Rule = tuple[str, int, str, int] | None  # signal, threshold, "<=" or ">=", lead; None: today
@@ -50,22 +48,17 @@ def signals(selected: list[dict], ranking: list[dict], claim_entities: list[str]
             "shared 5": len({d["title"] for d in first5} & set(search5))}
 
 
-def replayed(records: Path, item: EvalSet) -> dict[str, Found]:
-    """Per rule, the claims with their gold among the first 5 and 21 of today's selection, led further where the
-    rule's signal fires on a claim that names a document."""
+def replayed(records: Path, item: EvalSet, recorded: dict[str, Any]) -> dict[str, Found]:
+    """Per rule, the claims with their gold among the first 5 and 21 of selection (today's defaults, or the
+    `recorded` settings given), led further where the rule's signal fires on a claim that names a document."""
     from claimhop.program import stages_for
     from claimhop.program.select.stage import claim_led
     from state.context import Context
 
-    stages = stages_for(Context.from_any({"corpus_path": item.corpus or ""}))
+    stages = stages_for(Context.from_any({**recorded, "corpus_path": item.corpus or ""}))
     out: dict[str, Found] = {name: {k: {} for k in KS} for name in RULES}
-    for row in (r for r in json_objects(records / f"{item.name}.jsonl") if "uid" in r):
-        ids = [c["doc_id"] for c in [*row["candidates"], *row["claim_ranking"]]]
-        texts = {h.doc_id: h.text for h in stages.built.engine.documents(list(dict.fromkeys(ids)))}
-        ranking = [{**c, "text": texts[c["doc_id"]]} for c in row["claim_ranking"]]
-        selected = stages.select(candidates={c["title"]: {**c, "text": texts[c["doc_id"]]} for c in row["candidates"]},
-                                 claim_entities=row["claim_entities"], looked_up=row["looked_up"],
-                                 claim_ranking=ranking, claim=row["claim"]).selected
+    for row in records_of(records, item):
+        selected, ranking = selected_from(stages, row)
         kept = {d["title"] for d in selected}
         in_claim_order = [d["title"] for d in selected] == [c["title"] for c in ranking if c["title"] in kept]
         said = signals(selected, ranking, row["claim_entities"])
@@ -81,27 +74,8 @@ def replayed(records: Path, item: EvalSet) -> dict[str, Found]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from benchmarks.lab import show_table
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--root", type=Path, default=Path("/work/ood"), help="folders made by benchmarks.claim_sets")
-    parser.add_argument("--records", type=Path, required=True, help="benchmarks.lab.selection_records' folder")
-    parser.add_argument("--rows", type=Path, required=True, help="an every_set run's folder: the hybrid baseline")
-    parser.add_argument("--extra", action="append", default=[], metavar="NAME=CLAIMS@FOLDER",
-                        help="a further sample to choose on")
-    parser.add_argument("--out", type=Path, help="folder for README.md (printed either way)")
-    args = parser.parse_args(argv)
-    items = sets_of(args.root, SETS.split(","), args.extra)
-    found = {item.name: replayed(args.records, item) for item in items}
-    hybrid = {item.name: hybrid_found(args.rows, item, args.records) for item in items}
-    choose_only = frozenset(spec.partition("=")[0] for spec in args.extra)
-    pooled = {item.name for item in items if not item.every_gold and item.name not in choose_only}
-    heading = ["# A longer claim lead when a signal fires, at the defaults of 36fab17 (issue 70)", "",
-               (f"`python -m benchmarks.lab.lead_signal --records {args.records} --rows {args.rows}"
-                f"{''.join(f' --extra {spec}' for spec in args.extra)}` (selection at today's defaults on the records; "
-                "no model call). Each set held out in turn, the rule chosen on the other sets: the most claims gained "
-                "less lost against today at 5 and 21, ties to today.")]
-    show_table(held_out(found, hybrid, "today", heading, pooled, choose_only), args.out, "README.md")
+    held_out_main(argv, __doc__, "lead_signal", "A longer claim lead when a signal fires, at the defaults of 36fab17",
+                  replayed, "today", "selection at today's defaults on the records")
 
 
 if __name__ == "__main__":

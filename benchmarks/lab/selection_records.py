@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,27 @@ def record(items: list[EvalSet], records: Path, settings: dict[str, Any]) -> Non
                 sink.flush()
 
 
+def records_of(records: Path, item: EvalSet) -> list[dict]:
+    """The set's selection records (RECORDS/NAME.jsonl), or a clear exit when there are none."""
+    rows = [row for row in json_objects(records / f"{item.name}.jsonl") if "uid" in row]
+    if not rows:
+        raise SystemExit(f"no records in {records / item.name}.jsonl: make them with `python -m "
+                         "benchmarks.lab.selection_records` first")
+    return rows
+
+
+def selected_from(stages: Any, row: dict) -> tuple[list[dict], list[dict]]:
+    """The product's selection stage run again on one record: the documents it keeps, best first, and the claim's
+    own ranking as selection saw it (both with the documents' texts, read back from the engine)."""
+    ids = [c["doc_id"] for c in [*row["candidates"], *row["claim_ranking"]]]
+    texts = {h.doc_id: h.text for h in stages.built.engine.documents(list(dict.fromkeys(ids)))}
+    candidates = {c["title"]: {**c, "text": texts[c["doc_id"]]} for c in row["candidates"]}
+    ranking = [{**c, "text": texts[c["doc_id"]]} for c in row["claim_ranking"]]
+    selected = stages.select(candidates=candidates, claim_entities=row["claim_entities"], looked_up=row["looked_up"],
+                             claim_ranking=ranking, claim=row["claim"]).selected
+    return selected, ranking
+
+
 def replay(records: Path, item: EvalSet, recorded: dict[str, Any], rules: dict[str, dict[str, Any]]
            ) -> dict[str, Found]:
     """Per rule (settings over the `recorded` ones), the claims with their gold among the first 5 and 21 when
@@ -95,25 +117,15 @@ def replay(records: Path, item: EvalSet, recorded: dict[str, Any], rules: dict[s
     from claimhop.program import stages_for
     from state.context import Context
 
-    name = item.name
-    rows = [row for row in json_objects(records / f"{name}.jsonl") if "uid" in row]
-    if not rows:
-        raise SystemExit(f"no records in {records / name}.jsonl: make them with `python -m "
-                         "benchmarks.lab.selection_records` first")
+    rows = records_of(records, item)
     out: dict[str, Found] = {}
     for label, rule in rules.items():
         stages = stages_for(Context.from_any({**recorded, **rule, "corpus_path": item.corpus or ""}))
-        engine, found = stages.built.engine, {k: {} for k in KS}
+        found: Found = {k: {} for k in KS}
         for row in rows:
-            ids = [c["doc_id"] for c in [*row["candidates"], *row["claim_ranking"]]]
-            texts = {h.doc_id: h.text for h in engine.documents(list(dict.fromkeys(ids)))}
-            candidates = {c["title"]: {**c, "text": texts[c["doc_id"]]} for c in row["candidates"]}
-            ranking = [{**c, "text": texts[c["doc_id"]]} for c in row["claim_ranking"]]
-            titles = [d["title"] for d in stages.select(
-                candidates=candidates, claim_entities=row["claim_entities"], looked_up=row["looked_up"],
-                claim_ranking=ranking, claim=row["claim"]).selected]
+            titles = [d["title"] for d in selected_from(stages, row)[0]]
             if not rule and titles != row["selected"]:
-                raise SystemExit(f"{records / name}.jsonl: the replay differs from the recorded selection on "
+                raise SystemExit(f"{records / item.name}.jsonl: the replay differs from the recorded selection on "
                                  f"{row['uid']}: the records are of other settings or code")
             for k in KS:
                 found[k][row["uid"]] = gold_found(item, titles, row["gold"], k)
@@ -124,7 +136,7 @@ def replay(records: Path, item: EvalSet, recorded: dict[str, Any], rules: dict[s
 def hybrid_found(rows_dir: Path, item: EvalSet, records: Path) -> Found:
     """The hybrid search's claims with gold among the first k: from an every_set run's rows (its hybrid system), or
     for a set that run did not have, the claim searched as one hybrid query now (what that system does)."""
-    rows = [row for row in json_objects(records / f"{item.name}.jsonl") if "uid" in row]
+    rows = records_of(records, item)
     done = rows_dir / item.name / "eval.jsonl"
     if done.is_file():
         titles = {r["uid"]: r["titles"] for r in json_objects(done) if r.get("system") == "hybrid"}
@@ -188,9 +200,12 @@ def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today
     return "\n".join(lines) + "\n"
 
 
-def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules: dict[str, dict[str, Any]],
-               today: str) -> None:
-    """The command line of a lab tool that replays `rules` on one records folder and prints the held-out table."""
+def held_out_main(argv: list[str] | None, doc: str, module: str, title: str,
+                  found_for: Callable[[Path, EvalSet, dict[str, Any]], dict[str, Found]], today: str,
+                  replayed_as: str | None = None) -> None:
+    """The command line of a lab tool that replays rules on one records folder (`found_for(records, set, recorded
+    settings)`: per rule, the claims found) and prints the held-out table; `replayed_as` says what was replayed when
+    it is not the records' own settings."""
     from benchmarks.lab import show_table
 
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
@@ -205,18 +220,24 @@ def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules:
     args = parser.parse_args(argv)
     recorded = settings_of(args.set)
     items = sets_of(args.root, args.sets.split(","), args.extra)
-    found = {item.name: replay(args.records, item, recorded, rules) for item in items}
+    found = {item.name: found_for(args.records, item, recorded) for item in items}
     hybrid = {item.name: hybrid_found(args.rows, item, args.records) for item in items}
+    what = replayed_as or f"records of {', '.join(f'{k}={v}' for k, v in recorded.items()) or 'the defaults'}"
     heading = [f"# {title} (issue 70)", "",
                (f"`python -m benchmarks.lab.{module} --records {args.records} --rows {args.rows}"
                 f"{''.join(f' --set {item}' for item in args.set)}{''.join(f' --extra {spec}' for spec in args.extra)}` "
-                "(records of "
-               f"{', '.join(f'{k}={v}' for k, v in recorded.items()) or 'the defaults'}; no model call). Each set held "
-               "out in turn, the rule chosen on the other sets: the most claims gained less lost against today's "
-               "selection at 5 and 21, ties to today.")]
+                f"({what}; no model call). Each set held out in turn, the rule chosen on the other sets: the most "
+                "claims gained less lost against today's selection at 5 and 21, ties to today.")]
     choose_only = frozenset(spec.partition("=")[0] for spec in args.extra)
     pooled = {item.name for item in items if not item.every_gold and item.name not in choose_only}
     show_table(held_out(found, hybrid, today, heading, pooled, choose_only), args.out, "README.md")
+
+
+def rules_main(argv: list[str] | None, doc: str, module: str, title: str, rules: dict[str, dict[str, Any]],
+               today: str) -> None:
+    """held_out_main for rules that are settings, replayed by `replay`."""
+    held_out_main(argv, doc, module, title, lambda records, item, recorded: replay(records, item, recorded, rules),
+                  today)
 
 
 def main(argv: list[str] | None = None) -> None:

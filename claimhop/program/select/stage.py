@@ -102,9 +102,7 @@ def score_candidates(candidates: dict[str, Candidate], claim_entities: list[str]
                     if links.relative_specificity(target) > named.get(target, 0.0):
                         named[target] = links.relative_specificity(target)
                         named_by[target] = best[0]["title"]
-    for rank, doc in enumerate(ranked, start=1):
-        doc["rank"] = rank
-    return ranked
+    return renumbered(ranked)
 
 
 def candidate_pool(candidates: dict[str, Candidate], claim_ranking: list[Candidate], ctx: Context
@@ -150,6 +148,13 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
     return selected
 
 
+def renumbered(docs: list[SelectedDoc]) -> list[SelectedDoc]:
+    """The documents with their `rank` set to where they now stand (1 first), after a reordering."""
+    for rank, doc in enumerate(docs, start=1):
+        doc["rank"] = rank
+    return docs
+
+
 def documents_once(selected: list[SelectedDoc]) -> list[SelectedDoc]:
     """The same passages with each document's first one in place and its later ones ("Mars (2)", "Report >
     Methods") after the first passage of every other document (`documents_once`): the few passages the verifier reads
@@ -162,9 +167,7 @@ def documents_once(selected: list[SelectedDoc]) -> list[SelectedDoc]:
         key = doc.get("source") or doc["title"]
         (later if key in seen else first).append(doc)
         seen.add(key)
-    for rank, doc in enumerate(first + later, start=1):
-        doc["rank"] = rank
-    return first + later
+    return renumbered(first + later)
 
 
 def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead: int) -> list[SelectedDoc]:
@@ -174,9 +177,7 @@ def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead:
     by_title = {doc["title"]: doc for doc in selected}
     led = [by_title[t] for t in first if t in by_title]
     ordered = led + [doc for doc in selected if doc["title"] not in set(first)]
-    for rank, doc in enumerate(ordered, start=1):
-        doc["rank"] = rank
-    return ordered
+    return renumbered(ordered)
 
 
 def claim_fused(selected: list[SelectedDoc], claim_ranking: list[Candidate], weight: float, k: int
@@ -194,9 +195,7 @@ def claim_fused(selected: list[SelectedDoc], claim_ranking: list[Candidate], wei
         return 1.0 / (k + rank) + (weight / (k + own) if own else 0.0)
 
     ordered = [doc for _, doc in sorted(enumerate(selected, start=1), key=lambda item: (-fused(item), item[0]))]
-    for rank, doc in enumerate(ordered, start=1):
-        doc["rank"] = rank
-    return ordered
+    return renumbered(ordered)
 
 
 def names_nothing(pool: dict[str, Candidate], claim_entities: list[str], claim: str = "", named_words: str = "any"
@@ -211,9 +210,7 @@ def in_claim_order(selected: list[SelectedDoc], claim_ranking: list[Candidate]) 
     """The same documents, as the claim's own search ranks them (those it did not rank after, in their order)."""
     position = {cand["title"]: i for i, cand in enumerate(claim_ranking)}
     ordered = sorted(selected, key=lambda doc: (position.get(doc["title"], len(position)), doc["rank"]))
-    for rank, doc in enumerate(ordered, start=1):
-        doc["rank"] = rank
-    return ordered
+    return renumbered(ordered)
 
 
 @dataclass
