@@ -42,12 +42,6 @@ class Tuning:
         FUSION_DEPTH, "Hybrid search: documents read from each of BM25 and dense before fusing.", 1, 1000
     )
     max_gap_queries: int = setting(3, "Queries from the early gap analysis (at most).", 1, 5)
-    look_up_letterless: bool = setting(
-        True, "Whether the plan's names with no letter (a year, a number, a stray comma: \"1901\", \"2016-17\", "
-        "\",\") are looked up like the others (searched, bridged from, weighed in selection). On a topic's documents "
-        "every passage of the time mentions the year: the looked-up \"1901\" put \"20th century\", \"Indian "
-        "Ocean\" and the articles those name ahead of a claim's evidence."
-    )
     bridge_search: Literal["any", "naming"] = setting(
         "any", "Which search results for a bridging entity's name are kept after its own article: 'any' (the "
         "first bridge_k) or 'naming' (only documents that name the entity)."

@@ -56,16 +56,8 @@ TERSE_EXAMPLES = [
 
 def names_to_look_up(claim: str, names: list[str], settings: Context) -> dict:
     """A one-call plan's names as the early gap: its first `max_gap_queries` are the queries (a name finds its own
-    article; the claim itself when there are none). Without `look_up_letterless`, a name with no letter ("1901",
-    ",") is left out: it names no document, and what mentions it is anything of its time."""
-    if not settings.tuning.look_up_letterless:
-        names = [name for name in names if has_letter(name)]
+    article; the claim itself when there are none)."""
     return {"queries": names[: settings.tuning.max_gap_queries] or [claim], "entities": names}
-
-
-def has_letter(name: str) -> bool:
-    """Whether a name has a letter of any script ("1901", "2016-17" and "," have none; "Քաղաք" has)."""
-    return any(ch.isalpha() for ch in name)
 
 
 class Plan(dspy.Module):
