@@ -288,3 +288,28 @@ def test_named_words_capitalised_does_not_take_a_common_word_for_a_title():
     assert not names_nothing(pool("International Harvester", "Further (bus)"), [], bus, "capitalised")
     assert names_nothing(pool("International Harvester", "Further (bus)"), [], bus, "every_capitalised")
     assert not names_nothing(pool("Nature"), ["Nature"], nature, "capitalised")  # NER's name counts
+
+
+def test_a_named_claims_first_documents_in_files_are_the_plain_searchs_first_five():
+    # passages of the user's files (they carry their file): the claim names "Rio Grande", whose two passages the
+    # entity scores put first; the claim's own search ranks the dam's passage, the evidence, third
+    texts = {"Rio Grande": "The Rio Grande flows to the Gulf.", "Rio Grande (2)": "The Rio Grande basin.",
+             "Glen Canyon Dam": "Lake Powell filled after a wet winter.", "Texas": "Texas borders the river.",
+             "Snowpack": "Snow fell in the Rockies.", "Colorado River": "The Colorado River."}
+    candidates = {t: {**cand(t, x, 0.02), "source": f"{t.split(' (')[0].lower()}.md"} for t, x in texts.items()}
+    order = ["Snowpack", "Colorado River", "Glen Canyon Dam", "Texas", "Rio Grande (2)", "Rio Grande"]
+    ranking = [candidates[t] for t in order]
+    claim = "Last year was a wet one on the Rio Grande."
+
+    def titles(**settings):
+        return [d["title"] for d in select_from(candidates, ["Rio Grande"], [], ranking, Context(**settings),
+                                                claim=claim)]
+
+    assert Context().tuning.file_claim_lead == 5 and Context().tuning.claim_lead == 1
+    assert titles()[:5] == order[:5]  # the plain search's first five, in its order
+    led_by_one = titles(file_claim_lead=1)
+    assert led_by_one[:3] == ["Snowpack", "Rio Grande", "Rio Grande (2)"]  # the names' passages ahead of the dam
+    # the same passages without files (the bundled corpus, one passage an article): claim_lead holds
+    bare = {t: {k: v for k, v in c.items() if k != "source"} for t, c in candidates.items()}
+    kept = select_from(bare, ["Rio Grande"], [], [bare[t] for t in order], Context(), claim=claim)
+    assert [d["title"] for d in kept][:3] == ["Snowpack", "Rio Grande", "Rio Grande (2)"]

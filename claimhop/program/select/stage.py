@@ -118,7 +118,7 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
                 claim_ranking: list[Candidate], ctx: Context, links: LinkTable | None = None, claim: str = "",
                 weights: dict[str, float] | None = None) -> list[SelectedDoc]:
     """The `top_k` best candidates, in score order (a claim that names a document has the claim search's first
-    `claim_lead` first, or with `claim_fusion` both orders fused; one that names none, that search's order under
+    `claim_lead` first, `file_claim_lead` in a collection of files, or with `claim_fusion` both orders fused; one that names none, that search's order under
     `unnamed_order=claim`). The claim's own first `claim_k` search results join the
     candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
     high is evidence the entity scores may not see (a name the planner did not write down). A claim that names none
@@ -141,8 +141,8 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
         selected = in_claim_order(selected, claim_ranking)
     elif ctx.tuning.claim_fusion > 0:
         selected = claim_fused(selected, claim_ranking, ctx.tuning.claim_fusion, ctx.tuning.claim_fusion_k)
-    elif ctx.tuning.claim_lead:
-        selected = claim_led(selected, claim_ranking, ctx.tuning.claim_lead)
+    elif lead := claim_lead_of(claim_ranking, ctx):
+        selected = claim_led(selected, claim_ranking, lead)
     if ctx.tuning.documents_once:
         selected = documents_once(selected)
     return selected
@@ -168,6 +168,17 @@ def documents_once(selected: list[SelectedDoc]) -> list[SelectedDoc]:
         (later if key in seen else first).append(doc)
         seen.add(key)
     return renumbered(first + later)
+
+
+def claim_lead_of(claim_ranking: list[Candidate], ctx: Context) -> int:
+    """How many of the claim search's first results lead a named claim's documents: `file_claim_lead` when they are
+    passages of the user's files (they carry their `source`), `claim_lead` on a corpus of one passage an article
+    (the bundled Wikipedia). A name in a claim is an article's title there, and selection's names and chains put
+    the chain's articles first; in files a name is a topic that many passages mention, and a plain search of the
+    claim ranks its evidence higher than they do."""
+    if any(cand.get("source") for cand in claim_ranking):
+        return ctx.tuning.file_claim_lead
+    return ctx.tuning.claim_lead
 
 
 def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead: int) -> list[SelectedDoc]:
