@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
 
     held_out_main(rest, __doc__, "feedback_again", "The claim search's feedback and the unnamed floor, again",
                   found_for, TODAY, replayed_as=f"today's selection on the records and on {args.plain}, made with "
-                  "claim_feedback=0 unnamed_floor=0")
+                  "claim_feedback=0 unnamed_floor=0", own_args=f" --plain {args.plain}")
 
 
 if __name__ == "__main__":

@@ -202,10 +202,10 @@ def held_out(found: dict[str, dict[str, Found]], hybrid: dict[str, Found], today
 
 def held_out_main(argv: list[str] | None, doc: str, module: str, title: str,
                   found_for: Callable[[Path, EvalSet, dict[str, Any]], dict[str, Found]], today: str,
-                  replayed_as: str | None = None) -> None:
+                  replayed_as: str | None = None, own_args: str = "") -> None:
     """The command line of a lab tool that replays rules on one records folder (`found_for(records, set, recorded
     settings)`: per rule, the claims found) and prints the held-out table; `replayed_as` says what was replayed when
-    it is not the records' own settings."""
+    it is not the records' own settings, `own_args` the tool's own options, shown in its command."""
     from benchmarks.lab import show_table
 
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
@@ -224,7 +224,7 @@ def held_out_main(argv: list[str] | None, doc: str, module: str, title: str,
     hybrid = {item.name: hybrid_found(args.rows, item, args.records) for item in items}
     what = replayed_as or f"records of {', '.join(f'{k}={v}' for k, v in recorded.items()) or 'the defaults'}"
     heading = [f"# {title} (issue 70)", "",
-               (f"`python -m benchmarks.lab.{module} --records {args.records} --rows {args.rows}"
+               (f"`python -m benchmarks.lab.{module}{own_args} --records {args.records} --rows {args.rows}"
                 f"{''.join(f' --set {item}' for item in args.set)}{''.join(f' --extra {spec}' for spec in args.extra)}` "
                 f"({what}; no model call). Each set held out in turn, the rule chosen on the other sets: the most "
                 "claims gained less lost against today's selection at 5 and 21, ties to today.")]

@@ -251,7 +251,7 @@ def rows(root: Path) -> list[Row]:
     return [
         recall_row(root, "recall@21 (every gold title among the 21), all {n} HoVer dev claims (the claims reported "
                    "on)", recall / "dev-169.jsonl", recall / "dev-169-previous.jsonl",
-                   "[recall](docs/recall.md#where-recall-stands-commit-36fab17-benchmarksevery_set)"),
+                   "[recall](docs/recall.md#where-recall-stands-commit-b22f139-benchmarksevery_set)"),
         recall_row(root, "recall@21, {n} HotpotQA questions (where retrieval choices are made)",
                    recall / "hotpotqa-200.jsonl", recall / "hotpotqa-200-previous.jsonl", "[recall](docs/recall.md)"),
         verdict_row(root, RESULTS / "verifier" / "dev-169.jsonl",

@@ -118,9 +118,9 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
                 claim_ranking: list[Candidate], ctx: Context, links: LinkTable | None = None, claim: str = "",
                 weights: dict[str, float] | None = None) -> list[SelectedDoc]:
     """The `top_k` best candidates, in score order (a claim that names a document has the claim search's first
-    `claim_lead` first, `file_claim_lead` in a collection of files, or with `claim_fusion` both orders fused; one that names none, that search's order under
-    `unnamed_order=claim`). The claim's own first `claim_k` search results join the
-    candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
+    `claim_lead` first, `file_claim_lead` in a collection of files, or with `claim_fusion` both orders fused; one
+    that names none, that search's order under `unnamed_order=claim`). The claim's own first `claim_k` search
+    results join the candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
     high is evidence the entity scores may not see (a name the planner did not write down). A claim that names none
     of the candidates keeps its first `unnamed_floor` instead when that is more: with top_k, its own search's
     documents alone, which `unnamed_order=claim` puts in that search's order, so one plain search of the claim is
