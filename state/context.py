@@ -81,7 +81,7 @@ class Context:
     unnamed_order: Literal["claim", "score"] = setting(
         "claim", "The order of the documents kept when the claim names none of them (a scientific claim names no "
         "paper): as one search of the claim ranks them ('claim'; the verifier reads the first few), or by selection "
-        "score ('score', as for a claim that names its documents, claim_lead included).", group="selection")
+        "score ('score', as for a claim that names its documents, claim_lead or file_claim_lead included).", group="selection")
     # verification
     verifier: Literal["passages", "facts", "qa", "single"] = setting(
         "passages", "How the verdict is reached: the model reads the best passages whole and a learned head decides "

@@ -110,10 +110,14 @@ def selected_from(stages: Any, row: dict) -> tuple[list[dict], list[dict]]:
     return selected, ranking
 
 
-def replay(records: Path, item: EvalSet, recorded: dict[str, Any], rules: dict[str, dict[str, Any]]
-           ) -> dict[str, Found]:
+def replay(records: Path, item: EvalSet, recorded: dict[str, Any], rules: dict[str, dict[str, Any]],
+           checked: bool = False) -> dict[str, Found]:
     """Per rule (settings over the `recorded` ones), the claims with their gold among the first 5 and 21 when
-    selection runs again on RECORDS/NAME.jsonl. A rule of no settings must give the recorded selection."""
+    selection runs again on RECORDS/NAME.jsonl. A rule of no settings must give the recorded selection; `checked`
+    replays one first (and leaves it out), so rules that all change settings still check that the records are of
+    the `recorded` settings and today's code."""
+    if checked:
+        replay(records, item, recorded, {"the records' own settings": {}})
     from claimhop.program import stages_for
     from state.context import Context
 

@@ -120,11 +120,11 @@ def select_from(candidates: dict[str, Candidate], claim_entities: list[str], loo
     """The `top_k` best candidates, in score order (a claim that names a document has the claim search's first
     `claim_lead` first, `file_claim_lead` in a collection of files, or with `claim_fusion` both orders fused; one
     that names none, that search's order under `unnamed_order=claim`). The claim's own first `claim_k` search
-    results join the candidates, and its first `claim_floor` are kept whatever their score: what one search of the claim ranks
-    high is evidence the entity scores may not see (a name the planner did not write down). A claim that names none
-    of the candidates keeps its first `unnamed_floor` instead when that is more: with top_k, its own search's
-    documents alone, which `unnamed_order=claim` puts in that search's order, so one plain search of the claim is
-    never ahead of it at any depth."""
+    results join the candidates, and its first `claim_floor` are kept whatever their score: what one search of the
+    claim ranks high is evidence the entity scores may not see (a name the planner did not write down). A claim that
+    names none of the candidates keeps its first `unnamed_floor` instead when that is more: with top_k, its own
+    search's documents alone, which `unnamed_order=claim` puts in that search's order, so one plain search of the
+    claim is never ahead of it at any depth."""
     pool = candidate_pool(candidates, claim_ranking, ctx)
     unnamed = names_nothing(pool, claim_entities, claim, ctx.tuning.named_words)
     floor_k = ctx.claim_floor
@@ -171,9 +171,9 @@ def documents_once(selected: list[SelectedDoc]) -> list[SelectedDoc]:
 
 
 def claim_lead_of(claim_ranking: list[Candidate], ctx: Context) -> int:
-    """How many of the claim search's first results lead a named claim's documents: `file_claim_lead` when they are
-    passages of the user's files (they carry their `source`), `claim_lead` on a corpus of one passage an article
-    (the bundled Wikipedia). A name in a claim is an article's title there, and selection's names and chains put
+    """How many of the claim search's first results lead the documents in selection order (a named claim's, or any
+    under `unnamed_order=score`): `file_claim_lead` when they are passages of the user's files (they carry their
+    `source`), `claim_lead` on a corpus of one passage an article (the bundled Wikipedia). A name in a claim is an article's title there, and selection's names and chains put
     the chain's articles first; in files a name is a topic that many passages mention, and a plain search of the
     claim ranks its evidence higher than they do."""
     if any(cand.get("source") for cand in claim_ranking):
@@ -183,7 +183,7 @@ def claim_lead_of(claim_ranking: list[Candidate], ctx: Context) -> int:
 
 def claim_led(selected: list[SelectedDoc], claim_ranking: list[Candidate], lead: int) -> list[SelectedDoc]:
     """The same documents with the claim search's first `lead` results among them first, in that search's order,
-    and the others after them in the order they had (`claim_lead`)."""
+    and the others after them in the order they had (`claim_lead`, `file_claim_lead`)."""
     first = [c["title"] for c in claim_ranking[:lead]]
     by_title = {doc["title"]: doc for doc in selected}
     led = [by_title[t] for t in first if t in by_title]
