@@ -98,17 +98,17 @@ class Tuning:
         "named_words=capitalised was chosen by leave one set out over HoVer dev, HotpotQA, the three samples and 124 "
         "other Climate-FEVER claims, in 4 of 6 folds and on all six (docs/results/every-set/lead-fusion).", 0, 100)
     file_claim_lead: int = setting(
-        5, "Selection: `claim_lead` for passages that carry their file (`claimhop index FOLDER`: files and table rows, "
-        "a JSONL corpus with a source field, a PostgreSQL collection loaded with sources); on a corpus of one passage an "
-        "article (the bundled Wikipedia, a retriever's documents) `claim_lead` holds. With 5 a named claim's first 5 are "
-        "the plain search's, as an unnamed claim's are (with claim_fusion and documents_once off). Chosen by leave one "
-        "set out with 264 claims to choose on (docs/results/every-set/file-lead).",
+        5, "Selection: `claim_lead` for passages that carry their file (`claimhop index FOLDER`: files and table "
+        "rows, a JSONL corpus with a source field, a PostgreSQL collection loaded with sources); on a corpus of one "
+        "passage an article (the bundled Wikipedia, a retriever's documents) `claim_lead` holds. With 5 a named "
+        "claim's first 5 are the plain search's, as an unnamed claim's are (with claim_fusion and documents_once off). "
+        "Chosen by leave one set out with 264 claims to choose on (docs/results/every-set/file-lead).",
         0, 100)
     claim_fusion: float = setting(
         0.0, "Selection: for a claim that names a document, the documents kept ordered by a reciprocal-rank fusion of "
         "selection's order with the claim search's own, this the weight of the claim search's (0: off; when on it "
-        "replaces claim_lead and file_claim_lead). Measured, not chosen: the Wikipedia folds of leave one set out choose fusions that move "
-        "15-24 of their claims at 5 (docs/results/every-set/lead-fusion).", 0, 10)
+        "replaces claim_lead and file_claim_lead). Measured, not chosen: the Wikipedia folds of leave one set out "
+        "choose fusions that move 15-24 of their claims at 5 (docs/results/every-set/lead-fusion).", 0, 10)
     claim_fusion_k: int = setting(
         60, "Selection: the reciprocal-rank constant of `claim_fusion` (small: the first ranks weigh most; the lab "
         "tried 5 and 60).", 1, 1000)

@@ -36,7 +36,8 @@ MARKERS = ("<!-- results:start -->", "<!-- results:end -->")
 HEADER = ("measure", "claimhop, current defaults", "compared with", "rows (file, run, commit)", "details")
 
 # The commit each recorded run (the rows' fingerprint) was measured at, as docs/recall.md (and its log),
-# docs/verification.md and docs/speed.md give it. A new run's fingerprint must be added here; until then the table says it is unknown.
+# docs/verification.md and docs/speed.md give it. A new run's fingerprint must be added here; until then the table
+# says it is unknown.
 RUNS = {
     "afc4d5ba8b4c384b-recall": "c288e94",     # recall-20: claimhop, frozen worktree, DSPy caches replayed
     "d699dcbf931e7497-recall": "36fab17",     # recall-70: claim_lead=1 + named_words=capitalised (benchmarks.every_set)

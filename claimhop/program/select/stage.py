@@ -173,9 +173,9 @@ def documents_once(selected: list[SelectedDoc]) -> list[SelectedDoc]:
 def claim_lead_of(claim_ranking: list[Candidate], ctx: Context) -> int:
     """How many of the claim search's first results lead the documents in selection order (a named claim's, or any
     under `unnamed_order=score`): `file_claim_lead` when they are passages of the user's files (they carry their
-    `source`), `claim_lead` on a corpus of one passage an article (the bundled Wikipedia). A name in a claim is an article's title there, and selection's names and chains put
-    the chain's articles first; in files a name is a topic that many passages mention, and a plain search of the
-    claim ranks its evidence higher than they do."""
+    `source`), `claim_lead` on a corpus of one passage an article (the bundled Wikipedia). A name in a claim is an
+    article's title there, and selection's names and chains put the chain's articles first; in files a name is a
+    topic that many passages mention, and a plain search of the claim ranks its evidence higher than they do."""
     if any(cand.get("source") for cand in claim_ranking):
         return ctx.tuning.file_claim_lead
     return ctx.tuning.claim_lead

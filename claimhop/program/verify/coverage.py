@@ -69,7 +69,8 @@ def without_opening_word(claim: str, names: list[str]) -> list[str]:
     if not spans or not opened.startswith(spans[0]) or any(w[:1].isupper() for w in spans[0].split()[1:]):
         return names
     first = spans[0].split()[0].casefold()
-    if any(label in NAME_LABELS and first in entity.casefold().split() for entity, label in labelled_entities([claim])[0]):
+    tagged = labelled_entities([claim])[0]
+    if any(label in NAME_LABELS and first in entity.casefold().split() for entity, label in tagged):
         return names
     return [name for name in names if name.strip().casefold() != spans[0].casefold()]
 
